@@ -1,0 +1,49 @@
+// Time-zone validation (SPEC §3): `UTC` or an IANA `Area/Location` name known to the runtime.
+// The stored id is the given name with its letter case normalised as temporal-polyfill reports
+// it, and never another id: aliases such as `Asia/Calcutta` are kept as given. Offsets, `GMT`,
+// `EST5EDT` and other names without `/` are refused even where Intl would accept them.
+import { Temporal } from 'temporal-polyfill';
+import { ScheduleError } from './errors.ts';
+
+const ACCEPTED = 'Use "UTC" or an IANA Area/Location name such as "Europe/Berlin" or "Asia/Shanghai"';
+
+const known = new Map<string, string | null>();
+
+/**
+ * The stored form of a zone id, or `null` when the name is not accepted. Validity is decided by
+ * building a zoned date and requiring the reported id to round-trip (case-insensitively) to the
+ * given name, so the runtime's own zone data decides and no alias is substituted.
+ */
+export function canonicalTimeZone(name: string): string | null {
+  const cached = known.get(name);
+  if (cached !== undefined) return cached;
+  let result: string | null = null;
+  if (name.length <= 64 && (name.includes('/') || name.toUpperCase() === 'UTC') && /^[A-Za-z0-9_+\-/]+$/.test(name)) {
+    try {
+      const id = Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(name).timeZoneId;
+      if (id.toLowerCase() === name.toLowerCase()) result = id;
+    } catch {
+      result = null;
+    }
+  }
+  known.set(name, result);
+  return result;
+}
+
+/** Validates a `time_zone` argument; throws `invalid_time_zone` with a message naming the field. */
+export function normalizeTimeZone(value: unknown, field = 'time_zone'): string {
+  if (typeof value !== 'string') {
+    throw new ScheduleError('invalid_time_zone', `${field} must be a string time-zone name. ${ACCEPTED}.`);
+  }
+  const id = canonicalTimeZone(value);
+  if (id === null) {
+    throw new ScheduleError(
+      'invalid_time_zone',
+      `${field} ${JSON.stringify(value)} is not an accepted time zone. ${ACCEPTED}; offsets such as "+08:00" and abbreviations such as "EST" or "GMT" are not accepted.`,
+    );
+  }
+  return id;
+}
+
+/** True when a stored zone id is exactly in its stored (case-normalised) form. */
+export const isStoredTimeZone = (value: string): boolean => canonicalTimeZone(value) === value;

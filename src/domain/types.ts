@@ -1,0 +1,123 @@
+// The plain records the whole project speaks in: task records of the six kinds, the task row
+// that binds a record to its Session, delivery receipts, and the normalised rules that compute
+// targets. Everything here is data (JSON-compatible), never behaviour.
+
+/** The six record kinds (SPEC §2). */
+export type TaskKind = 'after' | 'at' | 'every' | 'daily' | 'weekly' | 'cron';
+
+/** The four recurring kinds: delivered in batches, advanced after delivery. */
+export type RecurringKind = 'every' | 'daily' | 'weekly' | 'cron';
+
+interface RecordBase {
+  /** Host-wide unique, never reused. */
+  readonly id: string;
+  /** Trimmed, 1–120 characters. */
+  readonly title: string;
+  /** Trimmed, non-empty. */
+  readonly prompt: string;
+  /** The committed next target, canonical UTC (`YYYY-MM-DDTHH:mm:ss.sssZ`). */
+  readonly scheduledAt: string;
+}
+
+/** One-shot created from a delay. */
+export interface AfterRecord extends RecordBase {
+  readonly kind: 'after';
+  readonly afterSeconds: number;
+}
+
+/** One-shot created from an absolute instant (only the instant is kept). */
+export interface AtRecord extends RecordBase {
+  readonly kind: 'at';
+}
+
+/** Fixed-rate rule; the grid is anchored at creation (`scheduledAt` + k × interval). */
+export interface EveryRecord extends RecordBase {
+  readonly kind: 'every';
+  readonly everySeconds: number;
+}
+
+/** Local wall-clock time every day in an explicit zone. */
+export interface DailyRecord extends RecordBase {
+  readonly kind: 'daily';
+  /** `HH:mm:ss` or `HH:mm:ss.sss` (fraction only when non-zero). */
+  readonly time: string;
+  readonly timeZone: string;
+}
+
+/** Local wall-clock time on listed ISO weekdays (1 = Monday … 7 = Sunday). */
+export interface WeeklyRecord extends RecordBase {
+  readonly kind: 'weekly';
+  readonly time: string;
+  readonly timeZone: string;
+  /** Unique, ascending, 1–7. */
+  readonly weekdays: readonly number[];
+}
+
+/** 5-field Vixie cron expression (canonical form, SPEC D1) in an explicit zone. */
+export interface CronRecord extends RecordBase {
+  readonly kind: 'cron';
+  readonly expression: string;
+  readonly timeZone: string;
+}
+
+export type ScheduleRecord = AfterRecord | AtRecord | EveryRecord | DailyRecord | WeeklyRecord | CronRecord;
+export type OneShotRecord = AfterRecord | AtRecord;
+export type RecurringRecord = EveryRecord | DailyRecord | WeeklyRecord | CronRecord;
+
+export type TaskStatus = 'active' | 'inactive';
+
+/** A delivery receipt: the occurrence, when the Session acknowledged it, and its message. */
+export interface DeliveryReceipt {
+  /** The occurrence that was delivered (canonical UTC). */
+  readonly scheduledAt: string;
+  /** When the Session's flush succeeded (canonical UTC). */
+  readonly deliveredAt: string;
+  readonly messageId: string;
+  /** The prompt as sent (absent on receipts recorded before prompts were kept). */
+  readonly prompt?: string;
+}
+
+/** Saved delivery receipts of one task, oldest first. */
+export interface DeliveryHistory {
+  readonly records: readonly DeliveryReceipt[];
+  /** True when earlier deliveries exist whose receipts were never saved. */
+  readonly earlierRecordsUnavailable: boolean;
+  /** True once an append pruned anything; absent means pruning is unconfirmed. */
+  readonly earlierRecordsPruned?: boolean;
+}
+
+/** One stored task: Session binding, record, status, latest receipt and saved history. */
+export interface TaskRow {
+  readonly sessionId: string;
+  readonly status: TaskStatus;
+  readonly record: ScheduleRecord;
+  readonly lastDelivery?: DeliveryReceipt;
+  readonly deliveryHistory?: DeliveryHistory;
+}
+
+/** The timing part of a record, normalised; what recurrence and targets are computed from. */
+export type Rule =
+  | { readonly kind: 'after'; readonly afterSeconds: number }
+  | { readonly kind: 'at'; readonly at: number }
+  | { readonly kind: 'every'; readonly everySeconds: number }
+  | { readonly kind: 'daily'; readonly time: string; readonly timeZone: string }
+  | { readonly kind: 'weekly'; readonly time: string; readonly timeZone: string; readonly weekdays: readonly number[] }
+  | { readonly kind: 'cron'; readonly expression: string; readonly timeZone: string };
+
+export type WallClockRule = Extract<Rule, { kind: 'daily' | 'weekly' | 'cron' }>;
+
+/** The model-facing view of an active task (SPEC §5). */
+export type ScheduleView = ScheduleRecord & {
+  readonly state: 'scheduled' | 'overdue';
+  readonly deliveryMode: 'host';
+};
+
+/** The remote namespace's catalog entry: row without saved history. */
+export interface CatalogEntry {
+  readonly sessionId: string;
+  readonly status: TaskStatus;
+  readonly record: ScheduleRecord;
+  readonly lastDelivery?: DeliveryReceipt;
+}
+
+export const isRecurringKind = (kind: TaskKind): kind is RecurringKind => kind !== 'after' && kind !== 'at';

@@ -1,0 +1,69 @@
+// The ports through which the scheduler touches the world (SPEC §9, D5): the Host's Sessions,
+// the clock and its timers, durable storage of the JSON domain, and a logger. Adapters in
+// src/adapters/ implement the clock and storage; the Host implements the Session controller.
+import type { TaskRow } from './domain/types.ts';
+
+/** A message the scheduler appends to a Session: a user-role follow-up produced by `schedule`. */
+export interface FollowupMessage {
+  readonly role: 'user';
+  readonly producer: 'schedule';
+  readonly text: string;
+}
+
+/** What the scheduler tells the Session about a message, so a Host can drop a redelivery. */
+export interface FollowupMeta {
+  /** One `<taskId>@<occurrence scheduledAt>` per reminder in the message. */
+  readonly idempotencyKeys: string[];
+}
+
+/** A live Agent of one Session, as the Host exposes it to the scheduler. */
+export interface ScheduleAgent {
+  /** Appends a message to the Session's inbox synchronously; may throw. Never interrupts a turn. */
+  followup(message: FollowupMessage, meta?: FollowupMeta): { messageId: string };
+  /** Resolves once the Session has durably persisted its inbox. */
+  flush(): Promise<void>;
+}
+
+/** The Host adapter: finds (and, if cold, restores) the Agent of a Session. */
+export interface SessionController {
+  resolveAgent(sessionId: string): Promise<ScheduleAgent>;
+}
+
+/** Wall clock and timers (SPEC D5). `now()` is the wall clock in epoch ms. */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Where warnings and errors go. */
+export interface Logger {
+  warn(msg: string, data?: unknown): void;
+  error(msg: string, data?: unknown): void;
+}
+
+/** The whole stored domain, as decoded at open. */
+export interface StoredDomain {
+  readonly tasks: readonly TaskRow[];
+  /** The next task number to hand out; ids are never reused, even after deletion. */
+  readonly nextTaskNumber: number;
+}
+
+/** One atomic change to the domain: rows to write (by record id) and ids to remove. */
+export interface CommitBatch {
+  readonly puts: readonly TaskRow[];
+  readonly deletes: readonly string[];
+  /** When present, the new id counter (it only grows). */
+  readonly nextTaskNumber?: number;
+}
+
+/**
+ * Durable storage of the JSON domain. `open` decodes strictly (rejecting with
+ * `corrupt_schedule_log`); `commit` resolves only once the batch is durable and rejects when it
+ * is not (never reported as success); `close` makes `schedule.json` hold the whole domain.
+ */
+export interface ScheduleStorage {
+  open(): Promise<StoredDomain>;
+  commit(batch: CommitBatch): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,44 @@
+// Which zone names are accepted, and the id each is stored as (SPEC §3).
+import { ScheduleError } from '../../src/domain/errors.ts';
+import { canonicalTimeZone, normalizeTimeZone } from '../../src/domain/timeZone.ts';
+
+describe('canonicalTimeZone', () => {
+  it.each([
+    ['UTC', 'UTC'],
+    ['utc', 'UTC'],
+    ['asia/shanghai', 'Asia/Shanghai'],
+    ['ASIA/SHANGHAI', 'Asia/Shanghai'],
+    ['Asia/Kolkata', 'Asia/Kolkata'],
+    ['Asia/Calcutta', 'Asia/Calcutta'],
+    ['america/argentina/buenos_aires', 'America/Argentina/Buenos_Aires'],
+    ['Etc/UTC', 'Etc/UTC'],
+  ])('%s is stored as %s', (given, stored) => {
+    expect(canonicalTimeZone(given)).toBe(stored);
+  });
+
+  it.each(['GMT', 'EST', 'EST5EDT', '+08:00', '-05:00', 'Z', 'Mars/Base', 'Asia/', '/', '', 'Asia/Shanghai ', 'Europe/Berlin\n'])(
+    '%j is not accepted',
+    (given) => {
+      expect(canonicalTimeZone(given)).toBeNull();
+    },
+  );
+});
+
+describe('normalizeTimeZone', () => {
+  it('throws invalid_time_zone naming the field and what is accepted', () => {
+    let error: unknown;
+    try {
+      normalizeTimeZone('+08:00', 'daily.time_zone');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ScheduleError);
+    expect((error as ScheduleError).code).toBe('invalid_time_zone');
+    expect((error as ScheduleError).message).toContain('daily.time_zone');
+    expect((error as ScheduleError).message).toContain('IANA');
+  });
+
+  it('a non-string zone is invalid_time_zone', () => {
+    expect(() => normalizeTimeZone(8)).toThrow(expect.objectContaining({ code: 'invalid_time_zone' }));
+  });
+});
