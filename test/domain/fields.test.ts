@@ -1,5 +1,12 @@
 // Title, prompt, time-of-day and weekday validation shared by creation, update and decoding.
-import { isStoredTime, isStoredWeekdays, normalizePrompt, normalizeTimeOfDay, normalizeTitle, normalizeWeekdays } from '../../src/domain/fields.ts';
+import {
+  isStoredTime,
+  isStoredWeekdays,
+  normalizePrompt,
+  normalizeTimeOfDay,
+  normalizeTitle,
+  normalizeWeekdays,
+} from '../../src/domain/fields.ts';
 
 const code = (f: () => unknown) => {
   try {
