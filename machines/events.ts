@@ -1,0 +1,97 @@
+// The messages of the actor system: what the service sends the supervisor, what the supervisor
+// routes to Session and task actors, what the effect actors return, and what the supervisor emits
+// back. Plain data only, so the inspector can serialise every event.
+import type { TaskRow } from '../src/domain/types.ts';
+
+/** One unit of work in the supervisor's mailbox. `requestId` is null for internal commands. */
+export interface MailboxCommand {
+  readonly requestId: number | null;
+  readonly operation: Operation;
+}
+
+/** What a mailbox slot does; the service's `executeCommand` actor interprets it. */
+export type Operation =
+  | { readonly kind: 'tool'; readonly sessionId: string; readonly name: string; readonly args: unknown; readonly signal?: AbortSignal }
+  | { readonly kind: 'remote'; readonly method: RemoteMethod; readonly request: unknown }
+  | { readonly kind: 'archive.activity'; readonly sessionId: string }
+  | { readonly kind: 'archive.stop'; readonly sessionId: string }
+  | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };
+
+export type RemoteMethod = 'catalog' | 'list' | 'history' | 'update' | 'delete';
+
+/** A reminder the Session acknowledged (its flush succeeded). */
+export interface DeliveredReminder {
+  readonly id: string;
+  /** The occurrence delivered (epoch ms). */
+  readonly occurrence: number;
+  readonly messageId: string;
+  /** When the flush succeeded (epoch ms). */
+  readonly deliveredAt: number;
+  readonly prompt: string;
+  /** The record as it was when the delivery started, to detect an edit made meanwhile. */
+  readonly startedRecord: TaskRow['record'];
+}
+
+/** The result of one delivery attempt for a Session. */
+export interface DeliveryOutcome {
+  /** The wall clock when the attempt chose its occurrences; recurring tasks advance past it. */
+  readonly now: number;
+  readonly delivered: readonly DeliveredReminder[];
+  /** Tasks whose resolve, append or flush failed: nothing is recorded for them. */
+  readonly failedIds: readonly string[];
+}
+
+/** What the supervisor does to its actors after a committed slot. */
+export type ActorEffect =
+  /** New active rows: spawned under their Session's actor (the Session actor is created if needed). */
+  | { readonly type: 'spawn'; readonly rows: readonly TaskRow[] }
+  /** A changed active row. */
+  | { readonly type: 'put'; readonly row: TaskRow; readonly now: number }
+  /** Rows removed (deleted) from a Session; `retire` when the Session has no active task left. */
+  | { readonly type: 'remove'; readonly sessionId: string; readonly ids: readonly string[]; readonly retire: boolean }
+  /** A delivery attempt ended: committed rows and failed ids go back to their task actors. */
+  | {
+      readonly type: 'settle';
+      readonly sessionId: string;
+      readonly committed: readonly TaskRow[];
+      readonly failedIds: readonly string[];
+      readonly now: number;
+      readonly retire: boolean;
+    };
+
+/** A change committed to the domain, as the `schedule/changed` notification reports it. */
+export interface DomainChange {
+  readonly sessionId: string;
+  readonly ids: readonly string[];
+}
+
+/** What `executeCommand` returns for one slot. */
+export interface CommandOutcome {
+  readonly reply: unknown;
+  readonly effects: readonly ActorEffect[];
+  readonly changes: readonly DomainChange[];
+}
+
+/** Tasks that became due, grouped by Session, as found by the service's timer. */
+export interface DueTasks {
+  readonly sessionId: string;
+  readonly ids: readonly string[];
+}
+
+/** The input of a Session's delivery attempt. */
+export interface DeliveryRequest {
+  readonly sessionId: string;
+  readonly now: number;
+  readonly rows: readonly TaskRow[];
+}
+
+/** Events the supervisor emits to the service (`actor.on(type, …)`). */
+export type SupervisorEmitted =
+  | { readonly type: 'reply'; readonly requestId: number; readonly reply: unknown }
+  | { readonly type: 'changed'; readonly changes: readonly DomainChange[] }
+  | { readonly type: 'slot.done'; readonly requestId: number | null }
+  | { readonly type: 'delivery.failed'; readonly sessionId: string; readonly ids: readonly string[]; readonly now: number }
+  | { readonly type: 'session.idle'; readonly sessionId: string };
+
+/** The prefix of a Session actor's id under the supervisor. */
+export const sessionActorId = (sessionId: string): string => `session:${sessionId}`;

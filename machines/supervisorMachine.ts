@@ -1,0 +1,224 @@
+// The root of the actor system: `opening` (decode the stored domain and spawn the actors) →
+// `running` (one mailbox: every call and every delivery commit takes its place in arrival order
+// and runs alone, its persistence awaited inside its slot) → `closing` (once the mailbox is
+// drained) → `closed`. It spawns one Session actor per Session with active tasks and routes the
+// timer's due tasks and each slot's committed effects to them. The slot's work — validation,
+// the write through the storage port — is the `executeCommand` actor the service provides, as
+// are `openDomain` and `closeDomain`; this file holds no I/O.
+import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
+import { INTERNAL_ERROR_MESSAGE } from '../src/domain/errors.ts';
+import type { TaskRow } from '../src/domain/types.ts';
+import type { ActorEffect, CommandOutcome, DueTasks, MailboxCommand, SupervisorEmitted } from './events.ts';
+import { sessionActorId } from './events.ts';
+import { type DeliveryFailedEvent, type DeliveryFlushedEvent, sessionMachine } from './sessionMachine.ts';
+
+export type SupervisorEvent =
+  /** A call took its place in the mailbox. */
+  | { readonly type: 'command'; readonly command: MailboxCommand }
+  /** The timer woke and found these tasks due. */
+  | { readonly type: 'clock.wake'; readonly now: number; readonly due: readonly DueTasks[] }
+  /** Drain the mailbox, then close the domain. */
+  | { readonly type: 'close' }
+  | DeliveryFlushedEvent
+  | DeliveryFailedEvent;
+
+export interface SupervisorContext {
+  /** Commands waiting for their slot, oldest first. */
+  readonly queue: readonly MailboxCommand[];
+  readonly closeRequested: boolean;
+}
+
+/** What `openDomain` yields: the active rows to spawn actors for. */
+export interface OpenedDomain {
+  readonly activeRows: readonly TaskRow[];
+}
+
+type SessionRef = ActorRefFrom<typeof sessionMachine>;
+
+const groupBySession = (rows: readonly TaskRow[]): Map<string, TaskRow[]> => {
+  const groups = new Map<string, TaskRow[]>();
+  for (const row of rows) {
+    const group = groups.get(row.sessionId);
+    if (group === undefined) groups.set(row.sessionId, [row]);
+    else group.push(row);
+  }
+  return groups;
+};
+
+export const supervisorMachine = setup({
+  types: {
+    context: {} as SupervisorContext,
+    events: {} as SupervisorEvent,
+    emitted: {} as SupervisorEmitted,
+  },
+  actors: {
+    session: sessionMachine,
+    /** Loads and decodes the stored domain; provided by the service. */
+    openDomain: fromPromise<OpenedDomain>(async () => {
+      throw new Error('openDomain is provided by the service');
+    }),
+    /** Runs one mailbox slot; provided by the service. It resolves with the outcome, never rejects. */
+    executeCommand: fromPromise<CommandOutcome, MailboxCommand>(async () => {
+      throw new Error('executeCommand is provided by the service');
+    }),
+    /** Closes the storage; provided by the service. */
+    closeDomain: fromPromise<void>(async () => {
+      throw new Error('closeDomain is provided by the service');
+    }),
+  },
+  guards: {
+    hasQueued: ({ context }) => context.queue.length > 0,
+    closeRequested: ({ context }) => context.closeRequested,
+  },
+  actions: {
+    enqueueCommand: assign(({ context, event }) => {
+      if (event.type === 'command') return { queue: [...context.queue, event.command] };
+      if (event.type === 'delivery.flushed') {
+        const command: MailboxCommand = {
+          requestId: null,
+          operation: { kind: 'delivery.commit', sessionId: event.sessionId, outcome: event.outcome },
+        };
+        return { queue: [...context.queue, command] };
+      }
+      return {};
+    }),
+    dequeue: assign(({ context }) => ({ queue: context.queue.slice(1) })),
+    requestClose: assign({ closeRequested: true }),
+    /** Spawns Session actors and their task actors; the rows of one Session arrive in one event. */
+    spawnRows: enqueueActions(({ enqueue, event, self }) => {
+      const rows = 'output' in event ? (event.output as OpenedDomain).activeRows : [];
+      const children = self.getSnapshot().children as Record<string, SessionRef | undefined>;
+      for (const [sessionId, group] of groupBySession(rows)) {
+        const id = sessionActorId(sessionId);
+        if (children[id] === undefined) enqueue.spawnChild('session', { id, input: { sessionId } });
+        enqueue.sendTo(id, { type: 'tasks.spawn', rows: group });
+      }
+    }),
+    /** Routes a committed slot's effects to the Session actors. */
+    applyEffects: enqueueActions(({ enqueue, event, self }) => {
+      if (!('output' in event)) return;
+      const outcome = event.output as CommandOutcome;
+      const children = self.getSnapshot().children as Record<string, SessionRef | undefined>;
+      const spawned = new Set<string>();
+      const ensureSession = (sessionId: string): string => {
+        const id = sessionActorId(sessionId);
+        if (children[id] === undefined && !spawned.has(id)) {
+          enqueue.spawnChild('session', { id, input: { sessionId } });
+          spawned.add(id);
+        }
+        return id;
+      };
+      for (const effect of outcome.effects as readonly ActorEffect[]) {
+        switch (effect.type) {
+          case 'spawn':
+            for (const [sessionId, group] of groupBySession(effect.rows)) {
+              enqueue.sendTo(ensureSession(sessionId), { type: 'tasks.spawn', rows: group });
+            }
+            break;
+          case 'put':
+            enqueue.sendTo(ensureSession(effect.row.sessionId), { type: 'task.put', row: effect.row, now: effect.now });
+            break;
+          case 'remove': {
+            const session = children[sessionActorId(effect.sessionId)];
+            if (session === undefined) break;
+            if (effect.retire) enqueue.stopChild(session);
+            else enqueue.sendTo(session, { type: 'tasks.remove', ids: effect.ids });
+            break;
+          }
+          case 'settle': {
+            const session = children[sessionActorId(effect.sessionId)];
+            if (session === undefined) break;
+            enqueue.sendTo(session, {
+              type: 'delivery.settle',
+              committed: effect.committed,
+              failedIds: effect.failedIds,
+              now: effect.now,
+            });
+            if (effect.retire) enqueue.stopChild(session);
+            break;
+          }
+        }
+      }
+    }),
+    /** Hands the slot's reply and committed changes to the service. */
+    reportSlot: enqueueActions(({ enqueue, event, context }) => {
+      if (!('output' in event)) return;
+      const outcome = event.output as CommandOutcome;
+      const head = context.queue[0];
+      const requestId = head === undefined ? null : head.requestId;
+      if (requestId !== null) enqueue.emit({ type: 'reply', requestId, reply: outcome.reply });
+      if (outcome.changes.length > 0) enqueue.emit({ type: 'changed', changes: outcome.changes });
+      enqueue.emit({ type: 'slot.done', requestId });
+    }),
+    /** `executeCommand` never rejects; if it did, the caller still gets an answer. */
+    reportSlotFailure: enqueueActions(({ enqueue, context }) => {
+      const requestId = context.queue[0]?.requestId ?? null;
+      if (requestId !== null) {
+        enqueue.emit({ type: 'reply', requestId, reply: { resolve: { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE } } });
+      }
+      enqueue.emit({ type: 'slot.done', requestId });
+    }),
+    routeDue: enqueueActions(({ enqueue, event, self }) => {
+      if (event.type !== 'clock.wake') return;
+      const children = self.getSnapshot().children as Record<string, SessionRef | undefined>;
+      for (const group of event.due) {
+        const session = children[sessionActorId(group.sessionId)];
+        if (session !== undefined) enqueue.sendTo(session, { type: 'tasks.due', now: event.now, ids: group.ids });
+      }
+    }),
+    reportDeliveryFailure: emit(({ event }) => {
+      const failed = event as DeliveryFailedEvent;
+      return { type: 'delivery.failed' as const, sessionId: failed.sessionId, ids: failed.ids, now: failed.now };
+    }),
+  },
+}).createMachine({
+  id: 'supervisor',
+  context: { queue: [], closeRequested: false },
+  initial: 'opening',
+  states: {
+    opening: {
+      invoke: {
+        src: 'openDomain',
+        onDone: { target: 'running', actions: 'spawnRows' },
+        onError: { target: 'failed' },
+      },
+    },
+    running: {
+      initial: 'idle',
+      on: {
+        command: { actions: 'enqueueCommand' },
+        'delivery.flushed': { actions: 'enqueueCommand' },
+        'delivery.failed': { actions: 'reportDeliveryFailure' },
+        'clock.wake': { actions: 'routeDue' },
+        close: { actions: 'requestClose' },
+      },
+      states: {
+        idle: {
+          always: [
+            { guard: 'hasQueued', target: 'busy' },
+            { guard: 'closeRequested', target: '#supervisor.closing' },
+          ],
+        },
+        busy: {
+          invoke: {
+            src: 'executeCommand',
+            input: ({ context }) => context.queue[0]!,
+            onDone: { target: 'idle', actions: ['applyEffects', 'reportSlot', 'dequeue'] },
+            onError: { target: 'idle', actions: ['reportSlotFailure', 'dequeue'] },
+          },
+        },
+      },
+    },
+    closing: {
+      invoke: {
+        src: 'closeDomain',
+        onDone: { target: 'closed' },
+        onError: { target: 'closed' },
+      },
+    },
+    closed: { type: 'final' },
+    failed: { type: 'final' },
+  },
+});
+
+export type SupervisorMachine = typeof supervisorMachine;

@@ -1,0 +1,83 @@
+// The lifecycle of one task: `scheduled` until its target passes, `overdue` until its Session
+// starts a delivery, `delivering` until the delivery is committed or fails, and `inactive` (final)
+// once a one-shot was delivered or a recurring rule has no further target. The context is the
+// task row itself — what the JSON domain stores. Time enters only as events carrying `now`: no
+// delayed transitions, so a restored actor needs nothing re-armed.
+import { assign, not, setup } from 'xstate';
+import { instantMs } from '../src/domain/instant.ts';
+import type { TaskRow } from '../src/domain/types.ts';
+
+export type TaskEvent =
+  /** The service's timer found the task due (or the clock was read again). */
+  | { readonly type: 'clock.tick'; readonly now: number }
+  /** The Session actor includes this task in a delivery attempt. */
+  | { readonly type: 'delivery.start' }
+  /** Resolve, append or flush failed: nothing was recorded. */
+  | { readonly type: 'delivery.failed'; readonly now: number }
+  /** The delivery was committed; `row` is the written row. */
+  | { readonly type: 'delivery.committed'; readonly row: TaskRow; readonly now: number }
+  /** An update was committed; `row` is the written row. */
+  | { readonly type: 'task.updated'; readonly row: TaskRow; readonly now: number };
+
+export interface TaskInput {
+  readonly row: TaskRow;
+}
+
+/** True when the row's target is at or before `now`. */
+export const isDueAt = (row: TaskRow, now: number): boolean => instantMs(row.record.scheduledAt) <= now;
+
+export const taskMachine = setup({
+  types: {
+    context: {} as TaskRow,
+    input: {} as TaskInput,
+    events: {} as TaskEvent,
+  },
+  guards: {
+    /** The current target is at or before the event's `now`. */
+    isDue: ({ context, event }) => 'now' in event && isDueAt(context, event.now),
+    /** The row carried by the event is due at the event's `now`. */
+    rowIsDue: ({ event }) => 'row' in event && isDueAt(event.row, event.now),
+    /** The row carried by the event has ended. */
+    rowEnded: ({ event }) => 'row' in event && event.row.status === 'inactive',
+  },
+  actions: {
+    /** Takes the committed row as the context (rows only ever gain fields, so a merge is exact). */
+    storeRow: assign(({ event }) => ('row' in event ? event.row : {})),
+  },
+}).createMachine({
+  id: 'task',
+  context: ({ input }) => input.row,
+  initial: 'scheduled',
+  states: {
+    scheduled: {
+      on: {
+        'clock.tick': { guard: 'isDue', target: 'overdue' },
+        'task.updated': [{ guard: 'rowIsDue', target: 'overdue', actions: 'storeRow' }, { actions: 'storeRow' }],
+      },
+    },
+    overdue: {
+      on: {
+        'delivery.start': { target: 'delivering' },
+        'clock.tick': { guard: not('isDue'), target: 'scheduled' },
+        'task.updated': [
+          { guard: 'rowIsDue', actions: 'storeRow' },
+          { target: 'scheduled', actions: 'storeRow' },
+        ],
+      },
+    },
+    delivering: {
+      on: {
+        'delivery.committed': [
+          { guard: 'rowEnded', target: 'inactive', actions: 'storeRow' },
+          { guard: 'rowIsDue', target: 'overdue', actions: 'storeRow' },
+          { target: 'scheduled', actions: 'storeRow' },
+        ],
+        'delivery.failed': [{ guard: 'isDue', target: 'overdue' }, { target: 'scheduled' }],
+        'task.updated': { actions: 'storeRow' },
+      },
+    },
+    inactive: { type: 'final' },
+  },
+});
+
+export type TaskMachine = typeof taskMachine;

@@ -1,0 +1,97 @@
+// The in-memory view of a stored domain that every storage adapter keeps: rows by task id in
+// stored order plus the id counter, the validation a batch passes before it may be written
+// (every put must encode to a row the strict decoder accepts), and the application of a batch.
+// Adapters change this view only after the batch holding the change is durable.
+import {
+  type DomainBatch,
+  type DomainSnapshot,
+  decodeRow,
+  encodeBatch,
+  encodeRowObject,
+  nextTaskNumberAfter,
+  repeatedId,
+} from '../domain/codec/index.ts';
+import { isScheduleError, ScheduleError } from '../domain/errors.ts';
+import { isValidId } from '../domain/fields.ts';
+import type { TaskRow } from '../domain/types.ts';
+import type { CommitBatch } from '../ports.ts';
+
+/** A batch checked and normalised for writing, with its journal line. */
+export interface PreparedBatch extends DomainBatch {
+  /** The batch as one JSON line (no newline). */
+  readonly line: string;
+}
+
+/**
+ * Checks a batch before it joins a write: every put is a valid row (a re-decoded copy is kept, so
+ * later changes to the caller's objects cannot reach storage), every delete a task id, no id
+ * named twice, and a counter (when given) a positive safe integer. The counter carried forward
+ * is at least one more than any `sch_<n>` put.
+ *
+ * @throws ScheduleError `internal_error` naming the problem; nothing is written.
+ */
+export function prepareBatch(batch: CommitBatch): PreparedBatch {
+  let puts: TaskRow[];
+  try {
+    puts = batch.puts.map((row, index) => decodeRow(JSON.parse(JSON.stringify(encodeRowObject(row))), `commit puts[${index}]`));
+  } catch (error) {
+    const reason = isScheduleError(error) ? error.message : String(error);
+    throw new ScheduleError('internal_error', `Refusing to store an invalid task row: ${reason}`, { cause: error });
+  }
+  for (const id of batch.deletes) {
+    if (!isValidId(id))
+      throw new ScheduleError('internal_error', `Refusing to commit: delete of ${JSON.stringify(id)}, which is not a task id.`);
+  }
+  const twice = repeatedId({ puts, deletes: batch.deletes });
+  if (twice !== undefined)
+    throw new ScheduleError('internal_error', `Refusing to commit: the batch names task ${JSON.stringify(twice)} more than once.`);
+  const given = batch.nextTaskNumber;
+  if (given !== undefined && (!Number.isSafeInteger(given) || given < 1)) {
+    throw new ScheduleError('internal_error', `Refusing to commit: nextTaskNumber ${String(given)} is not a positive safe integer.`);
+  }
+  const derived = nextTaskNumberAfter(
+    puts.map((row) => row.record.id),
+    given ?? 1,
+  );
+  const prepared: DomainBatch =
+    given === undefined && derived === 1
+      ? { puts, deletes: [...batch.deletes] }
+      : { puts, deletes: [...batch.deletes], nextTaskNumber: derived };
+  return { ...prepared, line: encodeBatch(prepared) };
+}
+
+/** Rows by task id (in stored order) and the id counter. */
+export class DomainState {
+  private readonly rows = new Map<string, TaskRow>();
+  private counter: number;
+
+  constructor(snapshot: DomainSnapshot = { tasks: [], nextTaskNumber: 1 }) {
+    for (const row of snapshot.tasks) this.rows.set(row.record.id, row);
+    this.counter = snapshot.nextTaskNumber;
+  }
+
+  /** Applies a batch: puts replace or append rows, deletes make sure ids are absent, the counter only grows. */
+  apply(batch: DomainBatch): void {
+    for (const id of batch.deletes) this.rows.delete(id);
+    for (const row of batch.puts) this.rows.set(row.record.id, row);
+    const floor = Math.max(this.counter, batch.nextTaskNumber ?? 1);
+    this.counter = nextTaskNumberAfter(
+      batch.puts.map((row) => row.record.id),
+      floor,
+    );
+  }
+
+  get nextTaskNumber(): number {
+    return this.counter;
+  }
+
+  /** The rows in stored order (live iterator; do not apply batches while iterating). */
+  tasks(): IterableIterator<TaskRow> {
+    return this.rows.values();
+  }
+
+  /** The whole domain as a snapshot (a fresh array of the stored rows). */
+  snapshot(): DomainSnapshot {
+    return { tasks: [...this.rows.values()], nextTaskNumber: this.counter };
+  }
+}

@@ -1,0 +1,42 @@
+// Reading untrusted tool arguments safely: plain-object checks, own-property reads (an inherited
+// or `__proto__` member is never read as an argument), unknown-key detection, and short
+// descriptions of received values for error messages.
+
+/** An object parsed from JSON (or built as a literal): not null, not an array, plain prototype. */
+export type ArgObject = Readonly<Record<string, unknown>>;
+
+/** True for plain objects (`{…}` or `Object.create(null)`), false for arrays, class instances and primitives. */
+export function isPlainObject(value: unknown): value is ArgObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The object's own member `key`, or `undefined`; inherited members are never read. */
+export const ownValue = (obj: ArgObject, key: string): unknown => (Object.hasOwn(obj, key) ? obj[key] : undefined);
+
+/** True when `key` is an own member whose value is not `undefined`. */
+export const hasArg = (obj: ArgObject, key: string): boolean => ownValue(obj, key) !== undefined;
+
+/** The object's own keys that are not in `allowed` (including `__proto__` or `constructor`). */
+export const unknownKeys = (obj: ArgObject, allowed: readonly string[]): string[] => Object.keys(obj).filter((k) => !allowed.includes(k));
+
+/** `a`, `a and b`, `a, b and c`. */
+export function listWords(words: readonly string[], conjunction = 'and'): string {
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} ${conjunction} ${words[words.length - 1]}`;
+}
+
+const MAX_SHOWN = 60;
+
+/** A short, model-readable rendering of a received value: JSON when possible, cut at 60 characters. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
+}

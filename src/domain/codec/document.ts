@@ -1,0 +1,102 @@
+// The version-1 JSON domain document (SPEC §6): `{"version":1,"nextTaskNumber":n,"tasks":[…]}`.
+// Decoding is strict and all-or-nothing: one bad row rejects the whole domain with
+// `corrupt_schedule_log`. Encoding is deterministic, one row per line so the file diffs well:
+//
+//   {"version":1,"nextTaskNumber":3,"tasks":[
+//   {"sessionId":"s1","status":"active","record":{…}},
+//   {"sessionId":"s2","status":"inactive","record":{…},"lastDelivery":{…},"deliveryHistory":{…}}
+//   ]}
+//
+// `nextTaskNumber` is the id counter (ids `sch_<n>` are never reused). It is optional on read —
+// absent, it is derived as one more than the largest `sch_<n>` in use — and always written.
+import type { TaskRow } from '../types.ts';
+import { decodeRow, encodeRow, rowWhere } from './row.ts';
+import { corrupt, describe, isPlainObject, isSafeIntegerAtLeast, readObject } from './strict.ts';
+
+/** The one document version this build reads and writes. */
+export const DOCUMENT_VERSION = 1;
+
+/** The whole decoded domain: rows in stored order and the id counter. */
+export interface DomainSnapshot {
+  readonly tasks: readonly TaskRow[];
+  readonly nextTaskNumber: number;
+}
+
+const TASK_NUMBER = /^sch_([1-9][0-9]{0,15})$/;
+
+/** The number `n` of a task id `sch_<n>`, or undefined for any other id. */
+export function taskNumber(id: string): number | undefined {
+  const m = TASK_NUMBER.exec(id);
+  const n = m?.[1] === undefined ? undefined : Number(m[1]);
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** One more than the largest `sch_<n>` among `ids`, and at least `floor`. */
+export function nextTaskNumberAfter(ids: Iterable<string>, floor = 1): number {
+  let next = floor;
+  for (const id of ids) {
+    const n = taskNumber(id);
+    if (n !== undefined && n >= next) next = n + 1;
+  }
+  return next;
+}
+
+/** Parses JSON text, failing with `corrupt_schedule_log` naming the source. */
+export function parseJson(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return corrupt(source, 'content', `is not valid JSON (${reason})`);
+  }
+}
+
+/** Decodes document text (the bytes of `schedule.json` as UTF-8). */
+export const decodeDocumentText = (text: string, source = 'schedule.json'): DomainSnapshot =>
+  decodeDocument(parseJson(text, source), source);
+
+/** Decodes a parsed document strictly; rejects unknown versions, fields, bad rows and duplicate ids. */
+export function decodeDocument(value: unknown, source = 'schedule.json'): DomainSnapshot {
+  if (!isPlainObject(value))
+    corrupt(source, 'document', `must be a JSON object with version ${DOCUMENT_VERSION}, found ${describe(value)}`);
+  if (value.version !== DOCUMENT_VERSION) {
+    corrupt(source, 'version', `must be ${DOCUMENT_VERSION} (the only version this build reads), found ${describe(value.version)}`);
+  }
+  const raw = readObject(value, source, '', ['version', 'tasks'], ['nextTaskNumber']);
+  if (!Array.isArray(raw.tasks)) corrupt(source, 'tasks', `must be an array of task rows, found ${describe(raw.tasks)}`);
+  const seen = new Set<string>();
+  const tasks = raw.tasks.map((item: unknown, index: number) => {
+    const where = rowWhere(source, `tasks[${index}]`, item);
+    const row = decodeRow(item, where);
+    if (seen.has(row.record.id)) corrupt(where, 'record.id', 'repeats the id of an earlier task; task ids are unique');
+    seen.add(row.record.id);
+    return row;
+  });
+  const derived = nextTaskNumberAfter(seen);
+  if (!Object.hasOwn(raw, 'nextTaskNumber')) return { tasks, nextTaskNumber: derived };
+  if (!isSafeIntegerAtLeast(raw.nextTaskNumber, 1)) {
+    corrupt(source, 'nextTaskNumber', `must be a positive safe integer, found ${describe(raw.nextTaskNumber)}`);
+  }
+  if (raw.nextTaskNumber < derived) {
+    corrupt(
+      source,
+      'nextTaskNumber',
+      `is ${raw.nextTaskNumber} but task sch_${derived - 1} exists; it must exceed every task number in use`,
+    );
+  }
+  return { tasks, nextTaskNumber: raw.nextTaskNumber };
+}
+
+/** The document as text chunks (a head, one line per row, a tail), for streaming writes. */
+export function* encodeDocumentChunks(tasks: Iterable<TaskRow>, nextTaskNumber: number): Generator<string> {
+  yield `{"version":${DOCUMENT_VERSION},"nextTaskNumber":${nextTaskNumber},"tasks":[`;
+  let first = true;
+  for (const row of tasks) {
+    yield `${first ? '\n' : ',\n'}${encodeRow(row)}`;
+    first = false;
+  }
+  yield first ? ']}\n' : '\n]}\n';
+}
+
+/** The document as one string (deterministic: equal domains give equal text). */
+export const encodeDocument = (domain: DomainSnapshot): string => [...encodeDocumentChunks(domain.tasks, domain.nextTaskNumber)].join('');

@@ -1,0 +1,156 @@
+// Strict decoding and deterministic encoding of one task record (SPEC §2): the common fields,
+// then exactly the fields of its kind. Decoding checks every value in its stored (already
+// normalised) form and never recomputes a target; a stored zone alias stays valid.
+import { isCanonicalCron } from '../cron/index.ts';
+import { isStoredPrompt, isStoredTime, isStoredTitle, isStoredWeekdays, isValidId, MAX_TITLE_LENGTH } from '../fields.ts';
+import { isStoredTimeZone } from '../timeZone.ts';
+import type { ScheduleRecord, TaskKind } from '../types.ts';
+import { isCanonicalInstantText } from './instantText.ts';
+import { corrupt, describe, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
+
+const COMMON = ['id', 'kind', 'title', 'prompt', 'scheduledAt'] as const;
+
+/** The kind-specific fields of each record kind, in their stored order. */
+export const KIND_FIELDS: Readonly<Record<TaskKind, readonly string[]>> = {
+  after: ['afterSeconds'],
+  at: [],
+  every: ['everySeconds'],
+  daily: ['time', 'timeZone'],
+  weekly: ['time', 'timeZone', 'weekdays'],
+  cron: ['expression', 'timeZone'],
+};
+
+/** The smallest stored fixed-rate interval (SPEC §3). */
+export const MIN_EVERY_SECONDS = 60;
+
+const canonicalCrons = new Map<string, boolean>();
+
+/** `isCanonicalCron`, remembered per expression (a domain repeats few distinct expressions). */
+function isStoredCron(expression: string): boolean {
+  let known = canonicalCrons.get(expression);
+  if (known === undefined) {
+    known = isCanonicalCron(expression);
+    if (canonicalCrons.size >= 4096) canonicalCrons.clear();
+    canonicalCrons.set(expression, known);
+  }
+  return known;
+}
+
+const isTaskKind = (value: unknown): value is TaskKind => typeof value === 'string' && Object.hasOwn(KIND_FIELDS, value);
+
+/** Reads a stored canonical UTC instant or fails naming the field. */
+export function readInstant(value: unknown, where: Where, field: string): string {
+  if (typeof value !== 'string' || !isCanonicalInstantText(value)) {
+    corrupt(where, field, `must be a canonical UTC instant "YYYY-MM-DDTHH:mm:ss.sssZ" in years 0001-9999, found ${describe(value)}`);
+  }
+  return value;
+}
+
+function readZone(value: unknown, where: Where, field: string): string {
+  if (typeof value !== 'string' || !isStoredTimeZone(value)) {
+    corrupt(where, field, `must be "UTC" or a known IANA Area/Location zone in its stored spelling, found ${describe(value)}`);
+  }
+  return value;
+}
+
+function readTime(value: unknown, where: Where, field: string): string {
+  if (!isStoredTime(value)) {
+    corrupt(where, field, `must be a normalised time of day "HH:mm:ss" or "HH:mm:ss.sss" (non-zero fraction), found ${describe(value)}`);
+  }
+  return value;
+}
+
+const ALL_FIELDS: readonly string[] = [...COMMON, ...new Set(Object.values(KIND_FIELDS).flat())];
+
+function checkKindFields(raw: Record<string, unknown>, kind: TaskKind, where: Where, at: (key: string) => string): void {
+  switch (kind) {
+    case 'after':
+      if (!isSafeIntegerAtLeast(raw.afterSeconds, 1))
+        corrupt(where, at('afterSeconds'), `must be a positive safe integer, found ${describe(raw.afterSeconds)}`);
+      return;
+    case 'at':
+      return;
+    case 'every':
+      if (!isSafeIntegerAtLeast(raw.everySeconds, MIN_EVERY_SECONDS)) {
+        corrupt(where, at('everySeconds'), `must be a safe integer of at least ${MIN_EVERY_SECONDS}, found ${describe(raw.everySeconds)}`);
+      }
+      return;
+    case 'daily':
+      readTime(raw.time, where, at('time'));
+      readZone(raw.timeZone, where, at('timeZone'));
+      return;
+    case 'weekly':
+      readTime(raw.time, where, at('time'));
+      readZone(raw.timeZone, where, at('timeZone'));
+      if (!isStoredWeekdays(raw.weekdays))
+        corrupt(where, at('weekdays'), 'must be a non-empty, ascending list of distinct ISO weekdays 1-7');
+      return;
+    case 'cron':
+      if (typeof raw.expression !== 'string' || !isStoredCron(raw.expression)) {
+        corrupt(where, at('expression'), `must be a canonical 5-field cron expression, found ${describe(raw.expression)}`);
+      }
+      readZone(raw.timeZone, where, at('timeZone'));
+      return;
+  }
+}
+
+/**
+ * Decodes one stored record; `field` is its path inside the row (normally `record`). Like every
+ * decoder here it validates in place and returns the input object itself (JSON.parse output is
+ * fresh, so this saves a copy per object when a large domain opens).
+ */
+export function decodeRecord(value: unknown, where: Where, field = 'record'): ScheduleRecord {
+  const kind = readObject(value, where, field, ['kind'], ALL_FIELDS).kind;
+  if (!isTaskKind(kind))
+    corrupt(where, prefixed(field, 'kind'), `must be one of after, at, every, daily, weekly, cron, found ${describe(kind)}`);
+  const raw = readObject(value, where, field, [...COMMON, ...KIND_FIELDS[kind]]);
+  const at = (key: string) => prefixed(field, key);
+  if (!isValidId(raw.id))
+    corrupt(where, at('id'), `must be a task id (1-128 characters from A-Z a-z 0-9 _ . : @ -), found ${describe(raw.id)}`);
+  if (!isStoredTitle(raw.title)) {
+    corrupt(
+      where,
+      at('title'),
+      `must be a trimmed, non-blank string of at most ${MAX_TITLE_LENGTH} characters, found ${describe(raw.title)}`,
+    );
+  }
+  if (!isStoredPrompt(raw.prompt)) corrupt(where, at('prompt'), `must be a trimmed, non-blank string, found ${describe(raw.prompt)}`);
+  readInstant(raw.scheduledAt, where, at('scheduledAt'));
+  checkKindFields(raw, kind, where, at);
+  return raw as unknown as ScheduleRecord;
+}
+
+/** The record as a plain object with its keys in the fixed stored order. */
+export function encodeRecord(record: ScheduleRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: record.id,
+    kind: record.kind,
+    title: record.title,
+    prompt: record.prompt,
+    scheduledAt: record.scheduledAt,
+  };
+  switch (record.kind) {
+    case 'after':
+      out.afterSeconds = record.afterSeconds;
+      break;
+    case 'at':
+      break;
+    case 'every':
+      out.everySeconds = record.everySeconds;
+      break;
+    case 'daily':
+      out.time = record.time;
+      out.timeZone = record.timeZone;
+      break;
+    case 'weekly':
+      out.time = record.time;
+      out.timeZone = record.timeZone;
+      out.weekdays = [...record.weekdays];
+      break;
+    case 'cron':
+      out.expression = record.expression;
+      out.timeZone = record.timeZone;
+      break;
+  }
+  return out;
+}

@@ -1,0 +1,58 @@
+// Strict decoding and deterministic encoding of one task row: the Session binding, status,
+// record, latest receipt and saved history (SPEC §2, §6). A row without `status` reads as
+// `active`; encoding always writes it, with keys in the fixed order
+// sessionId, status, record, lastDelivery, deliveryHistory.
+import type { TaskRow } from '../types.ts';
+import { decodeHistory, decodeReceipt, encodeHistory, encodeReceipt } from './receipt.ts';
+import { decodeRecord, encodeRecord } from './record.ts';
+import { corrupt, describe, isBoundedString, isPlainObject, readObject, type Where } from './strict.ts';
+
+/** Longest accepted Session id. */
+export const MAX_SESSION_ID_LENGTH = 256;
+
+const ROW_REQUIRED = ['sessionId', 'record'] as const;
+const ROW_OPTIONAL = ['status', 'lastDelivery', 'deliveryHistory'] as const;
+
+/**
+ * Names a row for messages: its task id when the record carries a string id, and its position
+ * (`tasks[2]`) either way, after the source (`schedule.json`).
+ */
+export function rowWhere(source: string, position: string, value: unknown): Where {
+  const id = isPlainObject(value) && isPlainObject(value.record) ? value.record.id : undefined;
+  return typeof id === 'string' ? `${source}: task ${JSON.stringify(id)} (${position})` : `${source}: ${position}`;
+}
+
+/**
+ * Decodes one stored row (in place; a row without `status` gets a copy with `status: "active"`),
+ * failing with `corrupt_schedule_log` naming the task and field.
+ */
+export function decodeRow(value: unknown, where: Where): TaskRow {
+  const raw = readObject(value, where, '', ROW_REQUIRED, ROW_OPTIONAL);
+  if (!isBoundedString(raw.sessionId, MAX_SESSION_ID_LENGTH)) {
+    corrupt(
+      where,
+      'sessionId',
+      `must be a non-empty string of at most ${MAX_SESSION_ID_LENGTH} characters, found ${describe(raw.sessionId)}`,
+    );
+  }
+  const hasStatus = Object.hasOwn(raw, 'status');
+  if (hasStatus && raw.status !== 'active' && raw.status !== 'inactive') {
+    corrupt(where, 'status', `must be "active" or "inactive" when present, found ${describe(raw.status)}`);
+  }
+  decodeRecord(raw.record, where);
+  const lastDelivery = Object.hasOwn(raw, 'lastDelivery') ? decodeReceipt(raw.lastDelivery, where, 'lastDelivery') : undefined;
+  if (Object.hasOwn(raw, 'deliveryHistory')) decodeHistory(raw.deliveryHistory, lastDelivery, where);
+  const row = raw as unknown as TaskRow;
+  return hasStatus ? row : { ...row, status: 'active' };
+}
+
+/** The row as a plain object with its keys (and its members' keys) in the fixed stored order. */
+export function encodeRowObject(row: TaskRow): Record<string, unknown> {
+  const out: Record<string, unknown> = { sessionId: row.sessionId, status: row.status, record: encodeRecord(row.record) };
+  if (row.lastDelivery !== undefined) out.lastDelivery = encodeReceipt(row.lastDelivery);
+  if (row.deliveryHistory !== undefined) out.deliveryHistory = encodeHistory(row.deliveryHistory);
+  return out;
+}
+
+/** The row as compact JSON text (one line), deterministic for equal rows. */
+export const encodeRow = (row: TaskRow): string => JSON.stringify(encodeRowObject(row));

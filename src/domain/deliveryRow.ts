@@ -1,0 +1,70 @@
+// The row a committed delivery writes (SPEC §4): `lastDelivery` and the appended receipt (under
+// the retention limits), then a one-shot ends and a recurring task advances to its first target
+// strictly after the attempt's `now` — or ends when it has none. When the record's timing was
+// edited while the delivery was in flight, the edit wins: the receipt is recorded and the new
+// target is kept.
+import { castDraft, produce } from 'immer';
+import { formatInstant, instantMs } from './instant.ts';
+import { ruleFromRecord } from './records.ts';
+import { nextTargetAfter } from './recurrence.ts';
+import { appendReceipt, type RetentionLimits } from './retention.ts';
+import { type DeliveryReceipt, isRecurringKind, type ScheduleRecord, type TaskRow } from './types.ts';
+
+/** One reminder the Session acknowledged. */
+export interface AcknowledgedReminder {
+  /** The occurrence delivered (epoch ms). */
+  readonly occurrence: number;
+  readonly messageId: string;
+  /** When the flush succeeded (epoch ms). */
+  readonly deliveredAt: number;
+  readonly prompt: string;
+  /** The record when the attempt started. */
+  readonly startedRecord: ScheduleRecord;
+}
+
+/** True when the timing part of two records is the same (title and prompt may differ). */
+export function sameTiming(a: ScheduleRecord, b: ScheduleRecord): boolean {
+  if (a.kind !== b.kind || a.scheduledAt !== b.scheduledAt) return false;
+  const timing = (r: ScheduleRecord): unknown[] => {
+    switch (r.kind) {
+      case 'after':
+        return [r.afterSeconds];
+      case 'at':
+        return [];
+      case 'every':
+        return [r.everySeconds];
+      case 'daily':
+        return [r.time, r.timeZone];
+      case 'weekly':
+        return [r.time, r.timeZone, ...r.weekdays];
+      case 'cron':
+        return [r.expression, r.timeZone];
+    }
+  };
+  const ta = timing(a);
+  const tb = timing(b);
+  return ta.length === tb.length && ta.every((v, i) => v === tb[i]);
+}
+
+/** The row after a delivery of `reminder`, chosen at `now`, was acknowledged. */
+export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
+  const receipt: DeliveryReceipt = {
+    scheduledAt: formatInstant(reminder.occurrence),
+    deliveredAt: formatInstant(reminder.deliveredAt),
+    messageId: reminder.messageId,
+    prompt: reminder.prompt,
+  };
+  const history = appendReceipt(row.deliveryHistory, receipt, retention, row.lastDelivery);
+  const edited = !sameTiming(row.record, reminder.startedRecord);
+  const next =
+    edited || !isRecurringKind(row.record.kind)
+      ? null
+      : nextTargetAfter(ruleFromRecord(row.record), instantMs(row.record.scheduledAt), now);
+  return produce(row, (draft) => {
+    draft.lastDelivery = receipt;
+    draft.deliveryHistory = castDraft(history);
+    if (edited) return;
+    if (next === null) draft.status = 'inactive';
+    else draft.record.scheduledAt = formatInstant(next);
+  });
+}

@@ -1,0 +1,40 @@
+// The exact text of delivered reminders (SPEC D3) and the idempotency key of each reminder in a
+// message. One-shots (`after`, `at`) get one message each; recurring tasks due for the same
+// Session share one batch message, even when only one is due. Lines are joined with "\n" and
+// there is no trailing newline; ids and prompts are JSON-encoded.
+
+/** One recurring task's contribution to a batch: its latest missed occurrence. */
+export interface BatchEntry {
+  readonly id: string;
+  /** Canonical UTC `scheduledAt` of the occurrence. */
+  readonly occurrenceAt: string;
+  readonly prompt: string;
+}
+
+const PREAMBLE = 'This is a scheduled message from the user';
+
+/** The message of a one-shot reminder. */
+export function oneShotText(id: string, occurrenceAt: string, prompt: string): string {
+  return [
+    '[SCHEDULE REMINDER]',
+    PREAMBLE,
+    `schedule_id_json: ${JSON.stringify(id)}`,
+    `occurrence_at: ${occurrenceAt}`,
+    `reminder_prompt_json: ${JSON.stringify(prompt)}`,
+  ].join('\n');
+}
+
+/** Batch entries in message order: by occurrence, then by id (plain string comparison). */
+export function orderBatch(entries: readonly BatchEntry[]): BatchEntry[] {
+  const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  return [...entries].sort((a, b) => compare(a.occurrenceAt, b.occurrenceAt) || compare(a.id, b.id));
+}
+
+/** The message of a batch of recurring reminders (entries in any order; they are sorted here). */
+export function batchText(entries: readonly BatchEntry[]): string {
+  const reminders = orderBatch(entries).map((e) => ({ schedule_id: e.id, occurrence_at: e.occurrenceAt, reminder_prompt: e.prompt }));
+  return ['[SCHEDULE REMINDER BATCH]', PREAMBLE, `reminders_json: ${JSON.stringify(reminders)}`].join('\n');
+}
+
+/** The idempotency key of one reminder in a message: `<taskId>@<occurrence scheduledAt>`. */
+export const idempotencyKey = (id: string, occurrenceAt: string): string => `${id}@${occurrenceAt}`;

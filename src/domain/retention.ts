@@ -1,0 +1,66 @@
+// Saved delivery history (SPEC §5): appending a receipt under the Host's retention limits, and
+// reading one page of it for the remote `history` call. Both are pure. Appends prune by age —
+// receipts whose `deliveredAt` lies more than `days` before the appended receipt's — and by count
+// (the newest `records`); the appended receipt always survives, and a prune sets
+// `earlierRecordsPruned: true` for good. Reads never prune.
+import { DAY_MS, instantMs } from './instant.ts';
+import type { DeliveryHistory, DeliveryReceipt } from './types.ts';
+
+/** The Host's retention limits: `deliveryHistoryDays` and `deliveryHistoryRecords` (SPEC §9). */
+export interface RetentionLimits {
+  /** Receipts delivered more than this many days before the newest one are pruned (default 30). */
+  readonly days: number;
+  /** At most this many newest receipts are kept (default 200; at least 1 is always kept). */
+  readonly records: number;
+}
+
+/** SPEC §5 defaults: 30 days, 200 records. */
+export const DEFAULT_RETENTION: RetentionLimits = { days: 30, records: 200 };
+
+/** The history of a new task: nothing saved, nothing missing, nothing pruned. */
+export const emptyHistory = (): DeliveryHistory => ({ records: [], earlierRecordsUnavailable: false, earlierRecordsPruned: false });
+
+/**
+ * The history a row without saved history is read as: its `lastDelivery` alone (without a prompt
+ * snapshot) and `earlierRecordsUnavailable: true` when it has one; otherwise empty with the flag
+ * false. Pruning is unconfirmed (the flag is absent).
+ */
+export function historyOfLegacyRow(lastDelivery: DeliveryReceipt | undefined): DeliveryHistory {
+  if (lastDelivery === undefined) return { records: [], earlierRecordsUnavailable: false };
+  const { scheduledAt, deliveredAt, messageId } = lastDelivery;
+  return { records: [{ scheduledAt, deliveredAt, messageId }], earlierRecordsUnavailable: true };
+}
+
+/**
+ * Appends `receipt` to a saved history and prunes it under `limits`. A row without saved history
+ * (`history` undefined) starts from {@link historyOfLegacyRow} of its `lastDelivery`, so that
+ * receipt is kept and the "earlier records unavailable" flag stays true.
+ */
+export function appendReceipt(
+  history: DeliveryHistory | undefined,
+  receipt: DeliveryReceipt,
+  limits: RetentionLimits,
+  lastDelivery?: DeliveryReceipt,
+): DeliveryHistory {
+  const base = history ?? historyOfLegacyRow(lastDelivery);
+  const cutoff = instantMs(receipt.deliveredAt) - limits.days * DAY_MS;
+  const young = base.records.filter((r) => instantMs(r.deliveredAt) >= cutoff);
+  const keep = Math.max(1, Math.floor(limits.records)) - 1;
+  const kept = keep === 0 ? [] : young.slice(-keep);
+  const pruned = kept.length < base.records.length;
+  const next: DeliveryHistory = { records: [...kept, receipt], earlierRecordsUnavailable: base.earlierRecordsUnavailable };
+  const flag = pruned ? true : base.earlierRecordsPruned;
+  return flag === undefined ? next : { ...next, earlierRecordsPruned: flag };
+}
+
+/**
+ * The row fields a committed delivery writes: `lastDelivery` set to the receipt and the receipt
+ * appended to the saved history under `limits`.
+ */
+export function withDelivery<Row extends { readonly lastDelivery?: DeliveryReceipt; readonly deliveryHistory?: DeliveryHistory }>(
+  row: Row,
+  receipt: DeliveryReceipt,
+  limits: RetentionLimits,
+): Row & { lastDelivery: DeliveryReceipt; deliveryHistory: DeliveryHistory } {
+  return { ...row, lastDelivery: receipt, deliveryHistory: appendReceipt(row.deliveryHistory, receipt, limits, row.lastDelivery) };
+}

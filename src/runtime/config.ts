@@ -1,0 +1,87 @@
+// The service's configuration (SPEC §9, D6) with its defaults, validated once at creation: a bad
+// value makes `createScheduleService` reject with `invalid_rule` naming the setting.
+import { ScheduleError } from '../domain/errors.ts';
+import { DEFAULT_RETENTION, type RetentionLimits } from '../domain/retention.ts';
+
+/** The largest delay a platform timer accepts: 2^31 − 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Retry of failed deliveries: the first after `initialMs`, doubling up to `maxMs`. */
+export interface RetryPolicy {
+  readonly initialMs: number;
+  readonly maxMs: number;
+}
+
+/** What `createScheduleService` accepts as `config`. */
+export interface ScheduleConfig {
+  readonly deliveryHistoryDays?: number;
+  readonly deliveryHistoryRecords?: number;
+  readonly retry?: RetryPolicy | false;
+  readonly maxWaitMs?: number;
+  readonly maxConcurrentRestores?: number;
+}
+
+export interface ResolvedConfig {
+  readonly retention: RetentionLimits;
+  readonly retry: RetryPolicy | false;
+  readonly maxWaitMs: number;
+  readonly maxConcurrentRestores: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { initialMs: 5_000, maxMs: 300_000 };
+export const DEFAULT_MAX_WAIT_MS = 60_000;
+export const DEFAULT_MAX_CONCURRENT_RESTORES = 8;
+
+const CONFIG_KEYS = ['deliveryHistoryDays', 'deliveryHistoryRecords', 'retry', 'maxWaitMs', 'maxConcurrentRestores'];
+
+function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ScheduleError(
+      'invalid_rule',
+      `config.${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(value) ?? String(value)}.`,
+    );
+  }
+  return value;
+}
+
+function retryPolicy(value: unknown): RetryPolicy | false {
+  if (value === undefined) return DEFAULT_RETRY;
+  if (value === false) return false;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ScheduleError('invalid_rule', 'config.retry must be false or {initialMs, maxMs} with positive integer milliseconds.');
+  }
+  const { initialMs, maxMs, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) throw new ScheduleError('invalid_rule', `config.retry accepts only initialMs and maxMs; got ${extra.join(', ')}.`);
+  const initial = integer(initialMs ?? Number.NaN, 'retry.initialMs', 1, MAX_TIMER_MS, 0);
+  const max = integer(maxMs ?? Number.NaN, 'retry.maxMs', initial, Number.MAX_SAFE_INTEGER, 0);
+  return { initialMs: initial, maxMs: max };
+}
+
+/** Validates `config` and fills in the defaults. */
+export function resolveConfig(config: unknown): ResolvedConfig {
+  if (config === undefined) config = {};
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new ScheduleError('invalid_rule', 'config must be an object.');
+  }
+  const c = config as Record<string, unknown>;
+  const unknown = Object.keys(c).filter((k) => !CONFIG_KEYS.includes(k));
+  if (unknown.length > 0)
+    throw new ScheduleError('invalid_rule', `Unknown config setting ${unknown.join(', ')}; accepted: ${CONFIG_KEYS.join(', ')}.`);
+  return {
+    retention: {
+      days: integer(c.deliveryHistoryDays, 'deliveryHistoryDays', 1, 36_500, DEFAULT_RETENTION.days),
+      records: integer(c.deliveryHistoryRecords, 'deliveryHistoryRecords', 1, 1_000_000, DEFAULT_RETENTION.records),
+    },
+    retry: retryPolicy(c.retry),
+    maxWaitMs: integer(c.maxWaitMs, 'maxWaitMs', 1, MAX_TIMER_MS, DEFAULT_MAX_WAIT_MS),
+    maxConcurrentRestores: integer(c.maxConcurrentRestores, 'maxConcurrentRestores', 1, 10_000, DEFAULT_MAX_CONCURRENT_RESTORES),
+  };
+}
+
+/** The wait before retry number `attempt` (1-based): initial, doubling, capped. */
+export function retryDelay(policy: RetryPolicy, attempt: number): number {
+  const doubled = policy.initialMs * 2 ** Math.min(attempt - 1, 52);
+  return Math.min(doubled, policy.maxMs);
+}

@@ -1,0 +1,133 @@
+// One delivery attempt for one Session (SPEC §4, D3): resolve the Agent (restoring a cold Session,
+// a few at a time), append one message per one-shot and one batch message for all due recurring
+// tasks (each with only its latest missed occurrence), then flush. It never throws: what the
+// Session acknowledged and what failed come back as an outcome for the supervisor's mailbox to
+// commit. Nothing is recorded here.
+import type { DeliveredReminder, DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
+import { formatInstant, instantMs } from '../domain/instant.ts';
+import { ruleFromRecord } from '../domain/records.ts';
+import { latestOccurrence } from '../domain/recurrence.ts';
+import { batchText, idempotencyKey, oneShotText, orderBatch } from '../domain/reminderText.ts';
+import { isRecurringKind, type TaskRow } from '../domain/types.ts';
+import type { Clock, FollowupMessage, Logger, ScheduleAgent, SessionController } from '../ports.ts';
+import type { Limiter } from './limiter.ts';
+
+export interface DeliveryAttemptDeps {
+  readonly sessions: SessionController;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Limits concurrent `resolveAgent` calls (cold Session restores). */
+  readonly restores: Limiter;
+}
+
+interface Reminder {
+  readonly row: TaskRow;
+  readonly occurrence: number;
+}
+
+/** One message to append: its text, its idempotency keys and the reminders it carries. */
+interface PlannedMessage {
+  readonly text: string;
+  readonly keys: string[];
+  readonly reminders: Reminder[];
+  readonly first: number;
+}
+
+/** The occurrence a due task delivers now: a one-shot its target, a recurring task its latest missed one. */
+export function occurrenceToDeliver(row: TaskRow, now: number): number {
+  const target = instantMs(row.record.scheduledAt);
+  if (!isRecurringKind(row.record.kind)) return target;
+  return latestOccurrence(ruleFromRecord(row.record), target, now);
+}
+
+/** The messages of one attempt, in the order they are appended (earliest occurrence first). */
+export function planMessages(rows: readonly TaskRow[], now: number): PlannedMessage[] {
+  const messages: PlannedMessage[] = [];
+  const recurring: Reminder[] = [];
+  for (const row of rows) {
+    const reminder = { row, occurrence: occurrenceToDeliver(row, now) };
+    if (isRecurringKind(row.record.kind)) {
+      recurring.push(reminder);
+      continue;
+    }
+    const at = formatInstant(reminder.occurrence);
+    messages.push({
+      text: oneShotText(row.record.id, at, row.record.prompt),
+      keys: [idempotencyKey(row.record.id, at)],
+      reminders: [reminder],
+      first: reminder.occurrence,
+    });
+  }
+  if (recurring.length > 0) {
+    const entries = orderBatch(
+      recurring.map((r) => ({ id: r.row.record.id, occurrenceAt: formatInstant(r.occurrence), prompt: r.row.record.prompt })),
+    );
+    messages.push({
+      text: batchText(entries),
+      keys: entries.map((e) => idempotencyKey(e.id, e.occurrenceAt)),
+      reminders: recurring,
+      first: Math.min(...recurring.map((r) => r.occurrence)),
+    });
+  }
+  // Earliest first; at equal times one-shots (appended above) stay ahead of the batch.
+  return messages
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => a.m.first - b.m.first || a.i - b.i)
+    .map((x) => x.m);
+}
+
+/** Runs one attempt; resolves with what was delivered and what failed. */
+export async function deliverBatch(deps: DeliveryAttemptDeps, request: DeliveryRequest): Promise<DeliveryOutcome> {
+  const { sessions, clock, logger, restores } = deps;
+  const now = clock.now();
+  const allIds = request.rows.map((row) => row.record.id);
+  const messages = planMessages(request.rows, now);
+  let agent: ScheduleAgent;
+  try {
+    agent = await restores.run(() => sessions.resolveAgent(request.sessionId));
+  } catch (cause) {
+    logger.warn('Could not resolve the Session for due reminders; they stay active and are retried.', {
+      sessionId: request.sessionId,
+      ids: allIds,
+      cause,
+    });
+    return { now, delivered: [], failedIds: allIds };
+  }
+  const appended: Array<{ message: PlannedMessage; messageId: string }> = [];
+  const failedIds: string[] = [];
+  for (const message of messages) {
+    const followup: FollowupMessage = { role: 'user', producer: 'schedule', text: message.text };
+    try {
+      const result = agent.followup(followup, { idempotencyKeys: [...message.keys] });
+      const messageId = result?.messageId;
+      if (typeof messageId !== 'string' || messageId.length === 0) throw new Error('followup() returned no messageId');
+      appended.push({ message, messageId });
+    } catch (cause) {
+      logger.warn('Could not append a reminder to the Session; it stays active and is retried.', {
+        sessionId: request.sessionId,
+        keys: message.keys,
+        cause,
+      });
+      for (const reminder of message.reminders) failedIds.push(reminder.row.record.id);
+    }
+  }
+  if (appended.length === 0) return { now, delivered: [], failedIds };
+  try {
+    await agent.flush();
+  } catch (cause) {
+    logger.warn('The Session did not persist its inbox; the reminders stay active and are retried.', {
+      sessionId: request.sessionId,
+      ids: allIds,
+      cause,
+    });
+    return { now, delivered: [], failedIds: allIds };
+  }
+  const deliveredAt = clock.now();
+  const delivered: DeliveredReminder[] = [];
+  for (const { message, messageId } of appended) {
+    for (const { row, occurrence } of message.reminders) {
+      delivered.push({ id: row.record.id, occurrence, messageId, deliveredAt, prompt: row.record.prompt, startedRecord: row.record });
+    }
+  }
+  return { now, delivered, failedIds };
+}

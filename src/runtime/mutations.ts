@@ -1,0 +1,147 @@
+// The changes a mailbox slot can make to the domain, shared by the model tools and the remote
+// namespace: create, update (with an optional complete-record compare-and-set), delete, and the
+// archive's Session stop. Each returns a plan; the slot writes its batch and only then answers.
+// A write that fails answers `persistence_uncertain` and changes nothing in memory.
+import { ScheduleError } from '../domain/errors.ts';
+import { recordFromRule } from '../domain/records.ts';
+import { recordsEqual } from '../domain/recordsEqual.ts';
+import { emptyHistory } from '../domain/retention.ts';
+import { parseCreateArgs } from '../domain/selectors.ts';
+import type { TaskRow } from '../domain/types.ts';
+import { applyUpdate } from '../domain/update.ts';
+import { toView } from '../domain/views.ts';
+import { resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
+import type { TaskTable } from './taskTable.ts';
+
+/** What a slot plan reads: the table, the time the slot started, and Sessions with an attempt in flight. */
+export interface SlotContext {
+  readonly table: TaskTable;
+  readonly now: number;
+  /** Sessions whose actor has a delivery attempt in flight (their actor is not retired yet). */
+  readonly attempting: ReadonlySet<string>;
+}
+
+/** The failure value a tool or remote call returns when a write could not be confirmed. */
+export function persistenceFailure(error: unknown): { code: 'persistence_uncertain'; message: string } {
+  const detail = error instanceof ScheduleError && error.code === 'persistence_uncertain' ? ` ${error.message}` : '';
+  return {
+    code: 'persistence_uncertain',
+    message: `The change could not be confirmed as saved; it may or may not have been written. Read the task list again before retrying.${detail}`,
+  };
+}
+
+const failed = (error: unknown): { reply: SlotReply; effects: [] } => ({ reply: resolved(persistenceFailure(error)), effects: [] });
+
+const notFound = (id: unknown): ScheduleError =>
+  new ScheduleError(
+    'schedule_not_found',
+    `No task ${JSON.stringify(id) ?? String(id)} exists in this Session; list the Session's tasks to find its id.`,
+  );
+
+/** Validates creation arguments, reserves an id and writes the new active row. */
+export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): SlotPlan {
+  const request = parseCreateArgs(args, ctx.now);
+  const { id, nextTaskNumber } = ctx.table.reserveId();
+  const record = recordFromRule(id, request.title, request.prompt, request.rule, request.target);
+  const row: TaskRow = { sessionId, status: 'active', record, deliveryHistory: emptyHistory() };
+  return {
+    reply: resolved(toView(record, ctx.now)),
+    batch: { puts: [row], deletes: [], nextTaskNumber },
+    effects: [{ type: 'spawn', rows: [row] }],
+    changes: [{ sessionId, ids: [id] }],
+    onWriteFailure: failed,
+  };
+}
+
+export interface UpdateEdits {
+  readonly title?: unknown;
+  readonly prompt?: unknown;
+  readonly change?: unknown;
+}
+
+/**
+ * Updates an active task of the Session. With `expected`, the stored record must equal it
+ * (`schedule_conflict` otherwise). An update that changes nothing writes nothing.
+ */
+export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edits: UpdateEdits, expected?: unknown): SlotPlan {
+  const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
+  if (row === undefined) throw notFound(id);
+  if (row.status !== 'active') {
+    throw new ScheduleError(
+      'schedule_ended',
+      `Task ${JSON.stringify(id)} has ended (it was delivered and has no further target); only active tasks can be updated.`,
+    );
+  }
+  if (expected !== undefined && !recordsEqual(row.record, expected)) {
+    throw new ScheduleError(
+      'schedule_conflict',
+      `Task ${JSON.stringify(id)} changed since it was read (a delivery, a target advance or another edit); nothing was written. Read it again and retry with the current record.`,
+    );
+  }
+  const { record, changed } = applyUpdate(row.record, edits, ctx.now);
+  if (!changed) return { reply: resolved(toView(row.record, ctx.now)) };
+  const next: TaskRow = { ...row, record };
+  return {
+    reply: resolved(toView(record, ctx.now)),
+    batch: { puts: [next], deletes: [] },
+    effects: [{ type: 'put', row: next, now: ctx.now }],
+    changes: [{ sessionId, ids: [record.id] }],
+    onWriteFailure: failed,
+  };
+}
+
+/** Deletes a task of the Session (active or inactive) with its history. */
+export function planDelete(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
+  const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
+  if (row === undefined || typeof id !== 'string') return { reply: resolved({ id, deleted: false, code: 'schedule_not_found' }) };
+  const remaining = ctx.table.activeRows(sessionId).filter((r) => r.record.id !== id).length;
+  return {
+    reply: resolved({ id, deleted: true }),
+    batch: { puts: [], deletes: [id] },
+    effects:
+      row.status === 'active' ? [{ type: 'remove', sessionId, ids: [id], retire: remaining === 0 && !ctx.attempting.has(sessionId) }] : [],
+    changes: [{ sessionId, ids: [id] }],
+    onWriteFailure: (error) => ({ reply: resolved({ id, deleted: false, ...persistenceFailure(error) }), effects: [] }),
+  };
+}
+
+/** Deletes every active task of the Session in one write (archive admission's stop). */
+export function planSessionStop(ctx: SlotContext, sessionId: string): SlotPlan {
+  const ids = ctx.table.activeRows(sessionId).map((row) => row.record.id);
+  if (ids.length === 0) return { reply: resolved(undefined) };
+  return {
+    reply: resolved(undefined),
+    batch: { puts: [], deletes: ids },
+    effects: [{ type: 'remove', sessionId, ids, retire: !ctx.attempting.has(sessionId) }],
+    changes: [{ sessionId, ids }],
+    onWriteFailure: (error) => ({
+      reply: { reject: new ScheduleError('persistence_uncertain', persistenceFailure(error).message, { cause: error }) },
+      effects: [],
+    }),
+  };
+}
+
+/** The record views of a Session's active tasks, soonest first. */
+export function activeViews(ctx: SlotContext, sessionId: string): ReturnType<typeof toView>[] {
+  return ctx.table
+    .activeRows(sessionId)
+    .sort(byTarget)
+    .map((row) => toView(row.record, ctx.now));
+}
+
+const byTarget = (a: TaskRow, b: TaskRow): number =>
+  a.record.scheduledAt < b.record.scheduledAt
+    ? -1
+    : a.record.scheduledAt > b.record.scheduledAt
+      ? 1
+      : compareTaskIds(a.record.id, b.record.id);
+
+/** Orders task ids by their number (`sch_2` before `sch_10`), other ids after, as strings. */
+export function compareTaskIds(a: string, b: string): number {
+  const na = /^sch_(\d+)$/.exec(a)?.[1];
+  const nb = /^sch_(\d+)$/.exec(b)?.[1];
+  if (na !== undefined && nb !== undefined) return Number(na) - Number(nb);
+  if (na !== undefined) return -1;
+  if (nb !== undefined) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,148 @@
+// The service's one timer (SPEC §4, D5, D6). Active tasks wait in a priority queue keyed by when
+// they are next due — their target, or a retry time after a failed delivery. The timer is armed
+// for the earliest key, each wait at most `maxWaitMs` (never above 2^31 − 1 ms); every wake
+// rereads the wall clock and takes only what is due by then, so a clock that moved backwards never
+// fires anything early and one that jumped forwards catches up at once. With retry disabled a
+// failed task is parked: only an unrelated wake (another task due, a committed create, update or
+// delete) or a restart tries it again.
+
+import type { DueTasks } from '../../machines/events.ts';
+import { instantMs } from '../domain/instant.ts';
+import type { TaskRow } from '../domain/types.ts';
+import type { Clock } from '../ports.ts';
+import type { Activity } from './activity.ts';
+import { type ResolvedConfig, retryDelay } from './config.ts';
+import { DueQueue } from './dueQueue.ts';
+
+export interface SchedulerOptions {
+  readonly clock: Clock;
+  readonly config: ResolvedConfig;
+  readonly activity: Activity;
+  /** The Session a task belongs to (undefined once it is gone). */
+  readonly sessionOf: (id: string) => string | undefined;
+  /** Receives the due tasks of one wake, grouped by Session. */
+  readonly onDue: (now: number, due: DueTasks[]) => void;
+}
+
+export class Scheduler {
+  private readonly queue = new DueQueue();
+  private readonly failures = new Map<string, number>();
+  private readonly parked = new Set<string>();
+  private timer: unknown = null;
+  private armedFor: number | null = null;
+  private stopped = false;
+  private kickPending = false;
+
+  constructor(private readonly options: SchedulerOptions) {}
+
+  /** An active row was committed: it is due at its target, and earlier failures are forgotten. */
+  track(row: TaskRow): void {
+    const id = row.record.id;
+    this.failures.delete(id);
+    this.parked.delete(id);
+    this.queue.set(id, instantMs(row.record.scheduledAt));
+  }
+
+  /** The row was deleted or ended. */
+  untrack(id: string): void {
+    this.failures.delete(id);
+    this.parked.delete(id);
+    this.queue.delete(id);
+  }
+
+  /** A delivery attempt failed for these tasks: retry with backoff, or park them. */
+  failed(ids: readonly string[], now: number): void {
+    const policy = this.options.config.retry;
+    for (const id of ids) {
+      const attempt = (this.failures.get(id) ?? 0) + 1;
+      this.failures.set(id, attempt);
+      if (policy === false) {
+        this.queue.delete(id);
+        this.parked.add(id);
+      } else this.queue.set(id, now + retryDelay(policy, attempt));
+    }
+  }
+
+  /** A committed create, update or delete: parked tasks get another try. */
+  kick(): void {
+    if (this.parked.size === 0 || this.kickPending || this.stopped) return;
+    this.kickPending = true;
+    this.options.activity.begin();
+    queueMicrotask(() => {
+      this.kickPending = false;
+      try {
+        if (!this.stopped) this.wake(true);
+      } finally {
+        this.options.activity.end();
+      }
+    });
+  }
+
+  /** Arms the timer for the earliest due task (or cancels it when nothing is queued). */
+  rearm(): void {
+    if (this.stopped) return;
+    const earliest = this.queue.peek();
+    if (earliest === undefined) {
+      this.cancel();
+      return;
+    }
+    if (this.timer !== null && this.armedFor === earliest) return;
+    this.cancel();
+    const { clock, config } = this.options;
+    const wait = Math.max(0, Math.min(earliest - clock.now(), config.maxWaitMs));
+    this.armedFor = earliest;
+    this.timer = clock.setTimeout(() => this.onTimer(), wait);
+  }
+
+  /** Cancels the timer for good (the service is closing). */
+  stop(): void {
+    this.stopped = true;
+    this.cancel();
+  }
+
+  /** Number of tasks waiting in the queue (for tests and the inspector). */
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  private cancel(): void {
+    if (this.timer !== null) this.options.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.armedFor = null;
+  }
+
+  private onTimer(): void {
+    this.timer = null;
+    this.armedFor = null;
+    if (this.stopped) return;
+    this.options.activity.begin();
+    try {
+      this.wake(false);
+    } finally {
+      this.options.activity.end();
+    }
+  }
+
+  private wake(kicked: boolean): void {
+    const now = this.options.clock.now();
+    const ids = this.queue.takeDue(now);
+    if ((ids.length > 0 || kicked) && this.parked.size > 0) {
+      ids.push(...this.parked);
+      this.parked.clear();
+    }
+    if (ids.length > 0) this.options.onDue(now, this.group(ids));
+    this.rearm();
+  }
+
+  private group(ids: readonly string[]): DueTasks[] {
+    const bySession = new Map<string, string[]>();
+    for (const id of ids) {
+      const sessionId = this.options.sessionOf(id);
+      if (sessionId === undefined) continue;
+      const group = bySession.get(sessionId);
+      if (group === undefined) bySession.set(sessionId, [id]);
+      else group.push(id);
+    }
+    return [...bySession].map(([sessionId, group]) => ({ sessionId, ids: group }));
+  }
+}

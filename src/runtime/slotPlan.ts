@@ -1,0 +1,25 @@
+// What one mailbox slot decides before anything is written: the batch to commit (if any), the
+// answer for the caller, the effects on the actors and the change to announce once the batch is
+// durable — and what happens instead when the write fails.
+import type { ActorEffect, DomainChange } from '../../machines/events.ts';
+import type { CommitBatch } from '../ports.ts';
+
+/** How the caller's promise settles. */
+export type SlotReply = { readonly resolve: unknown } | { readonly reject: unknown };
+
+export interface SlotPlan {
+  readonly reply: SlotReply;
+  readonly batch?: CommitBatch;
+  readonly effects?: readonly ActorEffect[];
+  readonly changes?: readonly DomainChange[];
+  /** Tasks whose delivery failed, to retry with backoff (or park). */
+  readonly failedIds?: readonly string[];
+  /** The answer and effects when the batch could not be written. */
+  readonly onWriteFailure?: (error: unknown) => { reply: SlotReply; effects: readonly ActorEffect[]; failedIds?: readonly string[] };
+}
+
+export const resolved = (value: unknown): SlotReply => ({ resolve: value });
+export const rejected = (error: unknown): SlotReply => ({ reject: error });
+
+/** A slot that only answers (a read, or a refused request). */
+export const answer = (value: unknown): SlotPlan => ({ reply: resolved(value) });

@@ -1,0 +1,113 @@
+// The in-memory mirror of the committed domain: every row by id, the active rows of each Session,
+// and the id counter. It changes only by applying a batch that storage has acknowledged, so it is
+// always what `schedule.json` holds; the task actors' contexts are the same row objects.
+
+import type { TaskRow } from '../domain/types.ts';
+import type { CommitBatch, StoredDomain } from '../ports.ts';
+
+/** Task ids are `sch_<n>`, n from the persisted counter; they are never reused. */
+export const taskIdFor = (n: number): string => `sch_${n}`;
+
+export class TaskTable {
+  private readonly rows = new Map<string, TaskRow>();
+  private readonly activeBySession = new Map<string, Set<string>>();
+  private counter: number;
+
+  constructor(domain: StoredDomain) {
+    this.counter = domain.nextTaskNumber;
+    for (const row of domain.tasks) this.put(row);
+  }
+
+  /** The row with this id, active or inactive. */
+  get(id: string): TaskRow | undefined {
+    return this.rows.get(id);
+  }
+
+  /** The row with this id if it belongs to `sessionId`. */
+  getInSession(sessionId: string, id: string): TaskRow | undefined {
+    const row = this.rows.get(id);
+    return row !== undefined && row.sessionId === sessionId ? row : undefined;
+  }
+
+  /** Active rows of a Session, in id order. */
+  activeRows(sessionId: string): TaskRow[] {
+    const ids = this.activeBySession.get(sessionId);
+    if (ids === undefined) return [];
+    const out: TaskRow[] = [];
+    for (const id of ids) {
+      const row = this.rows.get(id);
+      if (row !== undefined) out.push(row);
+    }
+    return out;
+  }
+
+  /** True when the Session has at least one active row. */
+  hasActive(sessionId: string): boolean {
+    return (this.activeBySession.get(sessionId)?.size ?? 0) > 0;
+  }
+
+  /** Every row, in insertion order. */
+  allRows(): IterableIterator<TaskRow> {
+    return this.rows.values();
+  }
+
+  /** Every active row. */
+  *activeRowsAll(): Generator<TaskRow> {
+    for (const row of this.rows.values()) if (row.status === 'active') yield row;
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** The next id counter value (what storage holds). */
+  get nextTaskNumber(): number {
+    return this.counter;
+  }
+
+  /**
+   * Hands out the next task id. The counter moves even if the write that uses the id fails,
+   * because a failed write may still have landed: an id is never handed out twice.
+   */
+  reserveId(): { id: string; nextTaskNumber: number } {
+    const n = this.counter;
+    this.counter = n + 1;
+    return { id: taskIdFor(n), nextTaskNumber: this.counter };
+  }
+
+  /** Applies a batch storage has acknowledged. */
+  apply(batch: CommitBatch): void {
+    for (const id of batch.deletes) this.remove(id);
+    for (const row of batch.puts) this.put(row);
+    if (batch.nextTaskNumber !== undefined && batch.nextTaskNumber > this.counter) this.counter = batch.nextTaskNumber;
+  }
+
+  private put(row: TaskRow): void {
+    const id = row.record.id;
+    const previous = this.rows.get(id);
+    if (previous !== undefined && previous.sessionId !== row.sessionId) this.unindex(previous);
+    this.rows.set(id, row);
+    if (row.status === 'active') {
+      let ids = this.activeBySession.get(row.sessionId);
+      if (ids === undefined) {
+        ids = new Set();
+        this.activeBySession.set(row.sessionId, ids);
+      }
+      ids.add(id);
+    } else this.unindex(row);
+  }
+
+  private remove(id: string): void {
+    const row = this.rows.get(id);
+    if (row === undefined) return;
+    this.rows.delete(id);
+    this.unindex(row);
+  }
+
+  private unindex(row: TaskRow): void {
+    const ids = this.activeBySession.get(row.sessionId);
+    if (ids === undefined) return;
+    ids.delete(row.record.id);
+    if (ids.size === 0) this.activeBySession.delete(row.sessionId);
+  }
+}

@@ -1,0 +1,255 @@
+// The composition root (SPEC §9): `createScheduleService` opens the stored domain, starts the
+// supervisor actor with the real effects — storage, the Session controller, the clock — and
+// exposes the model tools, the remote namespace, archive admission, notifications, `whenIdle`
+// and `close`. Every call takes its place in the supervisor's mailbox synchronously, when it is
+// made, so calls made one after another are processed in that order.
+import { type Actor, createActor, fromPromise, type InspectionEvent, waitFor } from 'xstate';
+import type {
+  CommandOutcome,
+  DeliveryOutcome,
+  DeliveryRequest,
+  DomainChange,
+  MailboxCommand,
+  Operation,
+  RemoteMethod,
+} from '../machines/events.ts';
+import { sessionMachine } from '../machines/sessionMachine.ts';
+import { type OpenedDomain, supervisorMachine } from '../machines/supervisorMachine.ts';
+import { jsonFileStorage } from './adapters/jsonFileStorage.ts';
+import { systemClock } from './adapters/systemClock.ts';
+import { ScheduleError } from './domain/errors.ts';
+import type { CatalogEntry, ScheduleView } from './domain/types.ts';
+import type { Clock, Logger, ScheduleStorage, SessionController } from './ports.ts';
+import { Activity } from './runtime/activity.ts';
+import { resolveConfig, type ScheduleConfig } from './runtime/config.ts';
+import { deliverBatch } from './runtime/deliveryAttempt.ts';
+import { type LegacyNote, noteLegacySession } from './runtime/legacyNote.ts';
+import { Limiter } from './runtime/limiter.ts';
+import { Scheduler } from './runtime/scheduler.ts';
+import type { SlotReply } from './runtime/slotPlan.ts';
+import { runSlot } from './runtime/slotRunner.ts';
+import { TaskTable } from './runtime/taskTable.ts';
+import { TOOL_DEFINITIONS, type ToolDefinition } from './tools/definitions.ts';
+
+export interface ScheduleServiceOptions {
+  /** The Host adapter that resolves (and restores) Sessions. Required. */
+  readonly sessions: SessionController;
+  /** Default: `jsonFileStorage({ path: './data/schedule.json' })`. */
+  readonly storage?: ScheduleStorage;
+  /** Default: the system clock. */
+  readonly clock?: Clock;
+  readonly config?: ScheduleConfig;
+  /** Handed to XState's `createActor` inspect option. */
+  readonly inspect?: (event: InspectionEvent) => void;
+  /** Default: console. */
+  readonly logger?: Logger;
+}
+
+/** `schedule/changed`: a committed change to some tasks of one Session. */
+export interface ScheduleChange {
+  readonly type: 'schedule/changed';
+  readonly sessionId: string;
+  readonly ids: string[];
+}
+
+export interface ScheduleService {
+  readonly toolDefinitions: ReadonlyArray<ToolDefinition>;
+  callTool(sessionId: string, name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
+  readonly remote: {
+    catalog(): Promise<CatalogEntry[]>;
+    list(request: { sessionId: string }): Promise<ScheduleView[]>;
+    history(request: { sessionId: string; id: string; limit: number; before?: string }): Promise<unknown>;
+    update(request: {
+      sessionId: string;
+      id: string;
+      expected: unknown;
+      title?: string;
+      prompt?: string;
+      change?: unknown;
+    }): Promise<unknown>;
+    delete(request: { sessionId: string; id: string }): Promise<{ id: string; deleted: boolean; code?: string }>;
+  };
+  readonly archive: {
+    sessionActivity(sessionId: string): Promise<Array<{ family: 'schedule'; items: Array<{ id: string; label: string }> }>>;
+    sessionStop(sessionId: string): Promise<void>;
+  };
+  subscribe(listener: (change: ScheduleChange) => void): () => void;
+  /** Folds a Session's legacy `schedule/change` events and warns when it still has active reminders (never migrated). */
+  noteLegacySession(sessionId: string, events: unknown[], options?: { seedLength?: number }): LegacyNote;
+  whenIdle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const consoleLogger: Logger = {
+  warn: (msg, data) => console.warn(msg, data ?? ''),
+  error: (msg, data) => console.error(msg, data ?? ''),
+};
+
+/** Opens the domain and starts the actor system. Rejects with `corrupt_schedule_log` on a bad domain. */
+export async function createScheduleService(options: ScheduleServiceOptions): Promise<ScheduleService> {
+  if (typeof options?.sessions?.resolveAgent !== 'function')
+    throw new TypeError('createScheduleService needs options.sessions with resolveAgent(sessionId).');
+  const config = resolveConfig(options.config);
+  const storage = options.storage ?? jsonFileStorage({ path: './data/schedule.json' });
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? consoleLogger;
+  const activity = new Activity();
+  const restores = new Limiter(config.maxConcurrentRestores);
+  const attempting = new Set<string>();
+  let table = new TaskTable({ tasks: [], nextTaskNumber: 1 });
+  let openError: unknown;
+  let closeError: unknown;
+  // The supervisor is created below; the timer routes due tasks to it.
+  let actor: Actor<typeof supervisorMachine> | undefined;
+  const scheduler = new Scheduler({
+    clock,
+    config,
+    activity,
+    sessionOf: (id) => table.get(id)?.sessionId,
+    onDue: (now, due) => actor?.send({ type: 'clock.wake', now, due }),
+  });
+  const slotDeps = () => ({ table, storage, clock, logger, config, scheduler, attempting });
+
+  const machine = supervisorMachine.provide({
+    actors: {
+      openDomain: fromPromise<OpenedDomain>(async () => {
+        try {
+          table = new TaskTable(await storage.open());
+        } catch (error) {
+          openError = error;
+          throw error;
+        }
+        const activeRows = [...table.activeRowsAll()];
+        for (const row of activeRows) scheduler.track(row);
+        return { activeRows };
+      }),
+      executeCommand: fromPromise<CommandOutcome, MailboxCommand>(({ input }) => runSlot(slotDeps(), input)),
+      closeDomain: fromPromise<void>(async () => {
+        try {
+          await storage.close();
+        } catch (error) {
+          closeError = error;
+          logger.error('The schedule storage did not close cleanly.', { cause: error });
+        }
+      }),
+      session: sessionMachine.provide({
+        actors: {
+          deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(({ input }) => {
+            activity.begin();
+            attempting.add(input.sessionId);
+            return deliverBatch({ sessions: options.sessions, clock, logger, restores }, input);
+          }),
+        },
+      }),
+    },
+  });
+
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  const listeners = new Set<(change: ScheduleChange) => void>();
+  const supervisor = createActor(machine, options.inspect === undefined ? {} : { inspect: options.inspect });
+  actor = supervisor;
+  supervisor.on('reply', ({ requestId, reply }) => {
+    const call = pending.get(requestId);
+    if (call === undefined) return;
+    pending.delete(requestId);
+    const r = reply as SlotReply;
+    if ('reject' in r) call.reject(r.reject);
+    else call.resolve(r.resolve);
+    activity.end();
+  });
+  supervisor.on('slot.done', ({ requestId }) => {
+    // Internal slots are delivery commits: the attempt that began in deliverBatch ends here.
+    if (requestId === null) activity.end();
+  });
+  supervisor.on('delivery.failed', ({ sessionId, ids }) => {
+    attempting.delete(sessionId);
+    scheduler.failed(ids, clock.now());
+    scheduler.rearm();
+    activity.end();
+  });
+  supervisor.on('changed', ({ changes }) => notify(changes));
+
+  function notify(changes: readonly DomainChange[]): void {
+    for (const change of changes) {
+      const event: ScheduleChange = { type: 'schedule/changed', sessionId: change.sessionId, ids: [...change.ids] };
+      for (const listener of [...listeners]) {
+        try {
+          listener(event);
+        } catch (cause) {
+          logger.error('A schedule/changed listener threw.', { cause });
+        }
+      }
+    }
+  }
+
+  supervisor.start();
+  const opened = await waitFor(supervisor, (s) => s.status !== 'active' || !s.matches('opening'));
+  if (opened.matches('failed') || opened.status !== 'active') {
+    supervisor.stop();
+    throw openError ?? new ScheduleError('internal_error', 'The schedule service could not start.');
+  }
+  scheduler.rearm();
+
+  let closing: Promise<void> | null = null;
+  let requestSeq = 0;
+
+  /** Queues an operation in the mailbox now; settles with the slot's reply. */
+  function enqueue(operation: Operation): Promise<unknown> {
+    if (closing !== null) return Promise.reject(new ScheduleError('internal_error', 'The schedule service is closed.'));
+    const requestId = ++requestSeq;
+    activity.begin();
+    const promise = new Promise<unknown>((resolve, reject) => pending.set(requestId, { resolve, reject }));
+    supervisor.send({ type: 'command', command: { requestId, operation } });
+    return promise;
+  }
+
+  const remoteCall = (method: RemoteMethod, request: unknown) => enqueue({ kind: 'remote', method, request });
+
+  const service: ScheduleService = {
+    toolDefinitions: TOOL_DEFINITIONS,
+    callTool(sessionId, name, args, callOptions) {
+      if (typeof sessionId !== 'string' || sessionId.length === 0) {
+        return Promise.reject(new TypeError('callTool needs the calling Session id as a non-empty string.'));
+      }
+      const signal = callOptions?.signal;
+      return enqueue(signal === undefined ? { kind: 'tool', sessionId, name, args } : { kind: 'tool', sessionId, name, args, signal });
+    },
+    remote: {
+      catalog: () => remoteCall('catalog', {}) as Promise<CatalogEntry[]>,
+      list: (request) => remoteCall('list', request) as Promise<ScheduleView[]>,
+      history: (request) => remoteCall('history', request),
+      update: (request) => remoteCall('update', request),
+      delete: (request) => remoteCall('delete', request) as Promise<{ id: string; deleted: boolean; code?: string }>,
+    },
+    archive: {
+      sessionActivity: (sessionId) =>
+        enqueue({ kind: 'archive.activity', sessionId }) as Promise<
+          Array<{ family: 'schedule'; items: Array<{ id: string; label: string }> }>
+        >,
+      sessionStop: async (sessionId) => {
+        await enqueue({ kind: 'archive.stop', sessionId });
+      },
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    noteLegacySession: (sessionId, events, legacyOptions) => noteLegacySession(logger, sessionId, events, legacyOptions),
+    whenIdle: () => activity.whenIdle(),
+    close() {
+      if (closing !== null) return closing;
+      closing = (async () => {
+        scheduler.stop();
+        await activity.whenIdle();
+        supervisor.send({ type: 'close' });
+        await waitFor(supervisor, (s) => s.status !== 'active');
+        supervisor.stop();
+        if (closeError !== undefined) throw closeError;
+      })();
+      return closing;
+    },
+  };
+  return service;
+}

@@ -1,0 +1,47 @@
+// latestCronAtOrBefore checked through the acceptance oracle's forward walk. For a window
+// [notBefore, now], L = latest firing in it is characterised by: L lies in the window, L is a
+// firing instant (the oracle's first firing after L - 1 is L), and no firing follows it inside
+// the window (the oracle's first firing after L is past now). When L is null, the oracle's first
+// firing at or after notBefore is past now.
+import { nextCronMs } from 'acceptance-oracle';
+import fc from 'fast-check';
+import { latestCronAtOrBefore, parseCron } from '../../../src/domain/cron/index.ts';
+import { DAY_MS, MINUTE_MS } from '../../../src/domain/instant.ts';
+import { zoneRules } from '../../../src/domain/zoneRules.ts';
+import { isoOrNull, nearTransitionCase, SEED, wideCase } from './oracleCases.ts';
+
+const windowArb = fc.oneof(
+  fc.integer({ min: 0, max: 3 * DAY_MS }),
+  fc.integer({ min: 0, max: 60 * 24 * 60 }).map((m) => m * MINUTE_MS),
+  fc.constantFrom(0, 1, MINUTE_MS),
+);
+
+const caseArb = fc.tuple(fc.oneof({ weight: 2, arbitrary: nearTransitionCase }, { weight: 1, arbitrary: wideCase }), windowArb);
+
+it('latestCronAtOrBefore is the last firing of the window, by the oracle (2500 cases)', () => {
+  let found = 0;
+  let empty = 0;
+  fc.assert(
+    fc.property(caseArb, ([{ expression, zone, instant: now }, window]) => {
+      const notBefore = now - window;
+      const latest = latestCronAtOrBefore(parseCron(expression), zoneRules(zone), now, notBefore);
+      const after = (ms: number) => nextCronMs(expression, zone, ms);
+      if (latest === null) {
+        const first = after(notBefore - 1);
+        expect(first === null || first > now, `a firing at ${isoOrNull(first)} lies in the window`).toBe(true);
+        empty++;
+        return;
+      }
+      expect(latest).toBeGreaterThanOrEqual(notBefore);
+      expect(latest).toBeLessThanOrEqual(now);
+      expect(isoOrNull(after(latest - 1)), 'the latest is a firing instant').toBe(isoOrNull(latest));
+      const following = after(latest);
+      expect(following === null || following > now, `a later firing at ${isoOrNull(following)} lies in the window`).toBe(true);
+      found++;
+    }),
+    { seed: SEED + 2, numRuns: 2500 },
+  );
+  console.log(`cron latest-in-window: ${found + empty} cases checked against the oracle (${found} with a firing, ${empty} without)`);
+  expect(found).toBeGreaterThan(500);
+  expect(empty).toBeGreaterThan(100);
+});

@@ -1,0 +1,52 @@
+// Records built from rules (SPEC §2 field names), rules read back from records, rule
+// equivalence, and the model-facing view with its state.
+import { recordFromRule, ruleFromRecord, sameRule } from '../../src/domain/records.ts';
+import type { Rule } from '../../src/domain/types.ts';
+import { toView } from '../../src/domain/views.ts';
+
+const T = Date.parse('2030-01-01T08:10:00.000Z');
+
+const rules: Rule[] = [
+  { kind: 'after', afterSeconds: 600 },
+  { kind: 'at', at: T },
+  { kind: 'every', everySeconds: 600 },
+  { kind: 'daily', time: '09:00:00', timeZone: 'Asia/Shanghai' },
+  { kind: 'weekly', time: '09:00:00.500', timeZone: 'UTC', weekdays: [1, 3] },
+  { kind: 'cron', expression: '*/15 9-17 * * 1-5', timeZone: 'Asia/Calcutta' },
+];
+
+describe('recordFromRule / ruleFromRecord', () => {
+  it('uses the SPEC §2 field names for each kind', () => {
+    const [after, at, every, daily, weekly, cron] = rules.map((r) => recordFromRule('t1', 'Title', 'Prompt', r, T));
+    const common = { id: 't1', title: 'Title', prompt: 'Prompt', scheduledAt: '2030-01-01T08:10:00.000Z' };
+    expect(after).toEqual({ ...common, kind: 'after', afterSeconds: 600 });
+    expect(at).toEqual({ ...common, kind: 'at' });
+    expect(every).toEqual({ ...common, kind: 'every', everySeconds: 600 });
+    expect(daily).toEqual({ ...common, kind: 'daily', time: '09:00:00', timeZone: 'Asia/Shanghai' });
+    expect(weekly).toEqual({ ...common, kind: 'weekly', time: '09:00:00.500', timeZone: 'UTC', weekdays: [1, 3] });
+    expect(cron).toEqual({ ...common, kind: 'cron', expression: '*/15 9-17 * * 1-5', timeZone: 'Asia/Calcutta' });
+  });
+
+  it('round-trips every kind (an at rule is its committed instant)', () => {
+    for (const rule of rules) expect(ruleFromRecord(recordFromRule('t1', 'T', 'P', rule, T))).toEqual(rule);
+  });
+
+  it('sameRule compares kind and normalised timing', () => {
+    for (const rule of rules) expect(sameRule(rule, rule)).toBe(true);
+    expect(sameRule({ kind: 'every', everySeconds: 60 }, { kind: 'every', everySeconds: 120 })).toBe(false);
+    expect(sameRule({ kind: 'after', afterSeconds: 60 }, { kind: 'every', everySeconds: 60 })).toBe(false);
+    expect(sameRule(rules[4] as Rule, { kind: 'weekly', time: '09:00:00.500', timeZone: 'UTC', weekdays: [1, 3, 5] })).toBe(false);
+    expect(sameRule(rules[3] as Rule, { kind: 'daily', time: '09:00:00', timeZone: 'Asia/Chongqing' })).toBe(false);
+    expect(sameRule(rules[5] as Rule, { kind: 'cron', expression: '*/15 9-17 * * 1-5', timeZone: 'Asia/Kolkata' })).toBe(false);
+  });
+});
+
+describe('toView', () => {
+  const record = recordFromRule('t1', 'Title', 'Prompt', { kind: 'every', everySeconds: 600 }, T);
+
+  it('is scheduled while the target is in the future, overdue from the target on', () => {
+    expect(toView(record, T - 1)).toEqual({ ...record, state: 'scheduled', deliveryMode: 'host' });
+    expect(toView(record, T).state).toBe('overdue');
+    expect(toView(record, T + 1).state).toBe('overdue');
+  });
+});

@@ -1,0 +1,163 @@
+// Delivery (SPEC §4, D3): batching per Session, idempotency keys, edits and deletes that land while
+// a delivery is in flight, and the limit on concurrent Session restores.
+import type { FollowupMessage, ScheduleAgent, SessionController } from '../../src/ports.ts';
+import { closeAll, create, HOUR, harness, MINUTE, tick } from '../support/harness.ts';
+
+afterEach(closeAll);
+
+const T0 = '2030-01-01T08:00:00.000Z';
+
+/** A Session controller whose flush waits until the test releases it. */
+function gatedSessions() {
+  const flushed: Array<{ sessionId: string; text: string; keys: string[] }> = [];
+  const gates: Array<() => void> = [];
+  let concurrentResolves = 0;
+  let maxConcurrentResolves = 0;
+  let resolveGate: (() => void) | null = null;
+  let holdResolves = false;
+  let seq = 0;
+  const controller: SessionController = {
+    async resolveAgent(sessionId) {
+      concurrentResolves++;
+      maxConcurrentResolves = Math.max(maxConcurrentResolves, concurrentResolves);
+      if (holdResolves) await new Promise<void>((r) => gates.push(r));
+      concurrentResolves--;
+      const inbox: Array<{ text: string; keys: string[] }> = [];
+      const agent: ScheduleAgent = {
+        followup(message: FollowupMessage, meta) {
+          inbox.push({ text: message.text, keys: meta?.idempotencyKeys ?? [] });
+          return { messageId: `m${++seq}` };
+        },
+        async flush() {
+          if (resolveGate === null) await new Promise<void>((r) => gates.push(r));
+          for (const m of inbox.splice(0)) flushed.push({ sessionId, ...m });
+        },
+      };
+      return agent;
+    },
+  };
+  return {
+    controller,
+    flushed,
+    holdFlushes: () => {
+      resolveGate = null;
+    },
+    holdResolves: (on: boolean) => {
+      holdResolves = on;
+    },
+    releaseOne: () => gates.shift()?.(),
+    releaseAll: () => {
+      while (gates.length > 0) gates.shift()?.();
+    },
+    get waiting() {
+      return gates.length;
+    },
+    get maxConcurrentResolves() {
+      return maxConcurrentResolves;
+    },
+  };
+}
+
+const flushMicrotasks = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  await new Promise((r) => setImmediate(r));
+};
+
+describe('batching', () => {
+  it('recurring tasks of a Session share one batch; one-shots get one message each; keys name every reminder', async () => {
+    const h = await harness({ start: T0 });
+    const a = await create(h, 's1', { every_seconds: 600, prompt: 'a' });
+    const b = await create(h, 's1', { cron: { expression: '*/10 * * * *', time_zone: 'UTC' }, prompt: 'b' });
+    const c = await create(h, 's1', { after_seconds: 600, prompt: 'c' });
+    await tick(h, 10 * MINUTE);
+    const messages = h.sessions.messages('s1');
+    expect(messages).toHaveLength(2);
+    const at = '2030-01-01T08:10:00.000Z';
+    expect(messages[0]?.idempotencyKeys).toEqual([`${c.id}@${at}`]);
+    expect(messages[1]?.idempotencyKeys).toEqual([`${a.id}@${at}`, `${b.id}@${at}`]);
+    expect(messages[1]?.text.startsWith('[SCHEDULE REMINDER BATCH]\n')).toBe(true);
+  });
+
+  it("a clock that jumped forwards delivers only each recurring task's latest missed occurrence", async () => {
+    const h = await harness({ start: T0 });
+    const a = await create(h, 's1', { every_seconds: 60 });
+    const b = await create(h, 's1', { daily: { time: '09:00:00', time_zone: 'UTC' } });
+    await h.clock.set('2030-01-03T09:30:30.000Z');
+    await h.svc.whenIdle();
+    const [message] = h.sessions.messages('s1');
+    expect(h.sessions.messages('s1')).toHaveLength(1);
+    expect(message?.idempotencyKeys).toEqual([`${b.id}@2030-01-03T09:00:00.000Z`, `${a.id}@2030-01-03T09:30:00.000Z`]);
+    const list = (await h.svc.callTool('s1', 'schedule_list', {})) as Array<{ id: string; scheduledAt: string }>;
+    expect(list.map((v) => [v.id, v.scheduledAt])).toEqual([
+      [a.id, '2030-01-03T09:31:00.000Z'],
+      [b.id, '2030-01-04T09:00:00.000Z'],
+    ]);
+  });
+});
+
+describe('changes while a delivery is in flight', () => {
+  it('a title edit during the flush is kept, the receipt recorded and the task advanced normally', async () => {
+    const gated = gatedSessions();
+    const h = await harness({ start: T0, controller: gated.controller, attachClock: false });
+    const v = await create(h, 's1', { every_seconds: 600 });
+    await h.clock.advance(10 * MINUTE);
+    await flushMicrotasks();
+    expect(gated.waiting).toBe(1);
+    const renamed = (await h.svc.callTool('s1', 'schedule_update', { id: v.id, title: 'Renamed' })) as { title: string };
+    expect(renamed.title).toBe('Renamed');
+    gated.releaseAll();
+    await h.svc.whenIdle();
+    const [entry] = await h.svc.remote.catalog();
+    expect(entry).toMatchObject({ status: 'active', record: { title: 'Renamed', scheduledAt: '2030-01-01T08:20:00.000Z' } });
+    expect(entry?.lastDelivery?.scheduledAt).toBe('2030-01-01T08:10:00.000Z');
+  });
+
+  it('a timing change during the flush wins: the receipt is recorded and the new target kept', async () => {
+    const gated = gatedSessions();
+    const h = await harness({ start: T0, controller: gated.controller, attachClock: false });
+    const v = await create(h, 's1', { after_seconds: 600 });
+    await h.clock.advance(10 * MINUTE);
+    await flushMicrotasks();
+    await h.svc.callTool('s1', 'schedule_update', { id: v.id, change: { kind: 'at', at: '2030-01-01T12:00:00Z' } });
+    gated.releaseAll();
+    await h.svc.whenIdle();
+    const [entry] = await h.svc.remote.catalog();
+    expect(entry).toMatchObject({ status: 'active', record: { kind: 'at', scheduledAt: '2030-01-01T12:00:00.000Z' } });
+    expect(entry?.lastDelivery?.scheduledAt).toBe('2030-01-01T08:10:00.000Z');
+  });
+
+  it('a delete during the flush leaves the message delivered and records nothing', async () => {
+    const gated = gatedSessions();
+    const h = await harness({ start: T0, controller: gated.controller, attachClock: false });
+    const v = await create(h, 's1', { every_seconds: 600 });
+    await h.clock.advance(10 * MINUTE);
+    await flushMicrotasks();
+    expect(await h.svc.callTool('s1', 'schedule_delete', { id: v.id })).toEqual({ id: v.id, deleted: true });
+    gated.releaseAll();
+    await h.svc.whenIdle();
+    expect(gated.flushed).toHaveLength(1);
+    expect(await h.svc.remote.catalog()).toEqual([]);
+    await tick(h, HOUR);
+    expect(gated.flushed).toHaveLength(1);
+  });
+});
+
+describe('cold Session restores', () => {
+  it('at most maxConcurrentRestores resolveAgent calls run at once', async () => {
+    const gated = gatedSessions();
+    const h = await harness({ start: T0, controller: gated.controller, attachClock: false, config: { maxConcurrentRestores: 3 } });
+    for (let i = 0; i < 10; i++) await create(h, `s${i}`, { after_seconds: 60 });
+    gated.holdResolves(true);
+    await h.clock.advance(MINUTE);
+    await flushMicrotasks();
+    expect(gated.waiting).toBe(3);
+    gated.holdResolves(false);
+    for (let i = 0; i < 20 && gated.flushed.length < 10; i++) {
+      gated.releaseAll();
+      await flushMicrotasks();
+    }
+    await h.svc.whenIdle();
+    expect(gated.maxConcurrentResolves).toBe(3);
+    expect(gated.flushed).toHaveLength(10);
+  });
+});

@@ -1,0 +1,175 @@
+// The storage conformance suite (in the manner of bullmq's adapter conformance tests): every
+// ScheduleStorage adapter must pass it. A harness gives fresh or seeded stores; a store hands
+// out new adapter instances over the same data (a Host restart) and shows its document after
+// close. Run it from one `.test.ts` file per adapter.
+import { encodeDocument } from '../../src/domain/codec/index.ts';
+import type { TaskRow } from '../../src/domain/types.ts';
+import type { ScheduleStorage } from '../../src/ports.ts';
+import { deliveredRow, KINDS, row } from './fixtures.ts';
+
+/** Data that outlives adapter instances: a directory with schedule.json, or a memory document. */
+export interface Store {
+  /** A new adapter instance over this store (the previous one must be closed). */
+  storage(): ScheduleStorage;
+  /** The document the store holds (read after the adapter closed). */
+  document(): unknown;
+}
+
+/** Creates stores for one adapter. */
+export interface StorageHarness {
+  fresh(): Store | Promise<Store>;
+  seeded(document: unknown): Store | Promise<Store>;
+}
+
+const codeOf = async (promise: Promise<unknown>): Promise<string> => {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code?: string }).code ?? `untyped: ${String(error)}`;
+  }
+  return 'resolved';
+};
+
+async function reopen(store: Store) {
+  const storage = store.storage();
+  const domain = await storage.open();
+  return { storage, domain };
+}
+
+/** Registers the conformance tests for one adapter. */
+export function describeStorageConformance(name: string, harness: StorageHarness): void {
+  describe(`${name}: storage conformance`, () => {
+    it('an empty store opens as an empty domain with counter 1', async () => {
+      const { storage, domain } = await reopen(await harness.fresh());
+      expect(domain).toEqual({ tasks: [], nextTaskNumber: 1 });
+      await storage.close();
+    });
+
+    it('committed rows of every kind survive close and reopen, in commit order, with history', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const rows: TaskRow[] = KINDS.map((kind, i) => (i % 2 === 0 ? row(i + 1, kind) : deliveredRow(i + 1, 3, kind)));
+      for (const r of rows) await first.storage.commit({ puts: [r], deletes: [], nextTaskNumber: Number(r.record.id.slice(4)) + 1 });
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual(rows);
+      expect(second.domain.nextTaskNumber).toBe(7);
+      await second.storage.close();
+      expect(store.document()).toEqual(JSON.parse(encodeDocument({ tasks: rows, nextTaskNumber: 7 })));
+    });
+
+    it('a put replaces the row in place, a delete removes it, deleting an absent id changes nothing', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      await first.storage.commit({ puts: [row(1), row(2), row(3)], deletes: [] });
+      const renamed: TaskRow = { ...row(2), status: 'inactive', record: { ...row(2).record, title: 'Renamed' } };
+      await first.storage.commit({ puts: [renamed], deletes: ['sch_1'] });
+      await first.storage.commit({ puts: [], deletes: ['sch_99'] });
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([renamed, row(3)]);
+      await second.storage.close();
+    });
+
+    it('the id counter only grows and covers every sch_<n> ever put, even after deletion', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      await first.storage.commit({ puts: [row(4)], deletes: [] });
+      await first.storage.commit({ puts: [], deletes: [], nextTaskNumber: 10 });
+      await first.storage.commit({ puts: [], deletes: ['sch_4'], nextTaskNumber: 3 });
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain).toEqual({ tasks: [], nextTaskNumber: 10 });
+      await second.storage.close();
+    });
+
+    it('commits issued without awaiting all land, in the order they were made', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const versions = Array.from({ length: 20 }, (_, i) => ({ ...row(1), record: { ...row(1).record, title: `Version ${i}` } }));
+      await Promise.all([
+        ...versions.map((v) => first.storage.commit({ puts: [v], deletes: [] })),
+        first.storage.commit({ puts: [row(2)], deletes: [] }),
+      ]);
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([versions[19], row(2)]);
+      await second.storage.close();
+    });
+
+    it('an invalid row is refused (internal_error) and changes nothing; other commits still land', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const bad = { ...row(1), record: { ...row(1).record, title: '  padded  ' } };
+      const results = await Promise.all([
+        codeOf(first.storage.commit({ puts: [bad], deletes: [] })),
+        codeOf(first.storage.commit({ puts: [row(2)], deletes: [] })),
+      ]);
+      expect(results).toEqual(['internal_error', 'resolved']);
+      expect(await codeOf(first.storage.commit({ puts: [row(3)], deletes: ['sch_3'] }))).toBe('internal_error');
+      expect(await codeOf(first.storage.commit({ puts: [], deletes: ['not a valid id'] }))).toBe('internal_error');
+      expect(await codeOf(first.storage.commit({ puts: [], deletes: [], nextTaskNumber: 0 }))).toBe('internal_error');
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([row(2)]);
+      await second.storage.close();
+    });
+
+    it('stores a copy: changing a committed object afterwards does not change the store', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const mutable = structuredClone(row(1)) as { record: { title: string } } & TaskRow;
+      await first.storage.commit({ puts: [mutable], deletes: [] });
+      mutable.record.title = 'Changed later';
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([row(1)]);
+      await second.storage.close();
+    });
+
+    it('commit before open or after close is refused; the same instance can open again after close', async () => {
+      const store = await harness.fresh();
+      const storage = store.storage();
+      expect(await codeOf(storage.commit({ puts: [row(1)], deletes: [] }))).toBe('internal_error');
+      await storage.open();
+      expect(await codeOf(storage.open())).toBe('internal_error');
+      await storage.commit({ puts: [row(1)], deletes: [] });
+      await storage.close();
+      expect(await codeOf(storage.commit({ puts: [row(2)], deletes: [] }))).toBe('internal_error');
+      const again = await storage.open();
+      expect(again.tasks).toEqual([row(1)]);
+      await storage.close();
+      await storage.close();
+    });
+
+    it('a seeded document: a row without status reads as active, aliases and targets are kept as stored', async () => {
+      const stored = { ...row(7, 'daily'), record: { ...row(7, 'daily').record, scheduledAt: '2031-05-05T05:05:05.005Z' } };
+      const { status: _status, ...withoutStatus } = stored;
+      const store = await harness.seeded({ version: 1, tasks: [withoutStatus] });
+      const { storage, domain } = await reopen(store);
+      expect(domain).toEqual({ tasks: [stored], nextTaskNumber: 8 });
+      expect(domain.tasks[0]?.record).toMatchObject({ timeZone: 'Asia/Calcutta', scheduledAt: '2031-05-05T05:05:05.005Z' });
+      await storage.close();
+    });
+
+    it('a bad seeded document is refused with corrupt_schedule_log, and the corrected one opens', async () => {
+      const bad = { version: 1, tasks: [{ ...row(1), record: { ...row(1).record, title: '' } }] };
+      const store = await harness.seeded(bad);
+      expect(await codeOf(store.storage().open())).toBe('corrupt_schedule_log');
+      const good = await harness.seeded({ version: 1, tasks: [row(1)] });
+      const { storage, domain } = await reopen(good);
+      expect(domain.tasks).toEqual([row(1)]);
+      await storage.close();
+    });
+
+    it('the document after close is the deterministic encoding of the domain', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      await first.storage.commit({ puts: [deliveredRow(2, 2, 'cron'), row(1, 'at')], deletes: [], nextTaskNumber: 5 });
+      await first.storage.close();
+      const expected = encodeDocument({ tasks: [deliveredRow(2, 2, 'cron'), row(1, 'at')], nextTaskNumber: 5 });
+      expect(JSON.stringify(store.document())).toBe(JSON.stringify(JSON.parse(expected)));
+      expect(store.document()).toMatchObject({ version: 1, nextTaskNumber: 5 });
+    });
+  });
+}
