@@ -216,7 +216,13 @@ export const supervisorMachine = setup({
         onError: { target: 'closed' },
       },
     },
-    closed: { type: 'final' },
+    /**
+     * The domain is closed. Deliberately not a final state: reaching one makes XState stop every
+     * descendant one at a time, copying the parent's children map for each (quadratic in the
+     * children of an actor). A closed supervisor is idle and holds no timers; the service drops
+     * its reference and the whole tree is reclaimed by the garbage collector.
+     */
+    closed: {},
     failed: { type: 'final' },
   },
 });

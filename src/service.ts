@@ -190,6 +190,14 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
   }
   scheduler.rearm();
 
+  /** Drops every reference to the actor tree and the rows, so a closed service holds no memory. */
+  function release(): void {
+    pending.clear();
+    listeners.clear();
+    table = new TaskTable({ tasks: [], nextTaskNumber: table.nextTaskNumber });
+    actor = undefined;
+  }
+
   let closing: Promise<void> | null = null;
   let requestSeq = 0;
 
@@ -199,7 +207,7 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     const requestId = ++requestSeq;
     activity.begin();
     const promise = new Promise<unknown>((resolve, reject) => pending.set(requestId, { resolve, reject }));
-    supervisor.send({ type: 'command', command: { requestId, operation } });
+    actor?.send({ type: 'command', command: { requestId, operation } });
     return promise;
   }
 
@@ -240,12 +248,15 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     whenIdle: () => activity.whenIdle(),
     close() {
       if (closing !== null) return closing;
+      const root = actor;
       closing = (async () => {
         scheduler.stop();
         await activity.whenIdle();
-        supervisor.send({ type: 'close' });
-        await waitFor(supervisor, (s) => s.status !== 'active');
-        supervisor.stop();
+        if (root !== undefined) {
+          root.send({ type: 'close' });
+          await waitFor(root, (s) => s.matches('closed'));
+        }
+        release();
         if (closeError !== undefined) throw closeError;
       })();
       return closing;
