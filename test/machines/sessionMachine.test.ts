@@ -1,0 +1,104 @@
+// The Session actor with a fake delivery: it spawns its tasks in one event, takes every due task
+// into one attempt, hands the outcome to its parent and waits for the commit to settle it.
+import { createActor, fromPromise, setup } from 'xstate';
+import type { DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
+import { sessionMachine } from '../../machines/sessionMachine.ts';
+import type { TaskRow } from '../../src/domain/types.ts';
+
+const row = (id: string, scheduledAt: string): TaskRow => ({
+  sessionId: 's1',
+  status: 'active',
+  record: { id, kind: 'every', title: id, prompt: 'p', scheduledAt, everySeconds: 600 },
+});
+const T = Date.parse('2030-01-01T08:10:00.000Z');
+
+function harness() {
+  const requests: DeliveryRequest[] = [];
+  const parentEvents: Array<{ type: string }> = [];
+  let release: ((o: DeliveryOutcome) => void) | null = null;
+  const session = sessionMachine.provide({
+    actors: {
+      deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(({ input }) => {
+        requests.push(input);
+        return new Promise((resolve) => {
+          release = resolve;
+        });
+      }),
+    },
+  });
+  const parent = setup({ actors: { session }, types: { events: {} as { type: string } } }).createMachine({
+    invoke: { id: 'session', src: 'session', input: { sessionId: 's1' } },
+    on: { '*': { actions: ({ event }) => parentEvents.push(event) } },
+  });
+  const actor = createActor(parent).start();
+  const ref = actor.getSnapshot().children.session!;
+  return {
+    send: (event: Parameters<typeof ref.send>[0]) => ref.send(event),
+    state: () => ref.getSnapshot(),
+    taskState: (id: string) => (ref.getSnapshot().children[id] as { getSnapshot(): { value: unknown } } | undefined)?.getSnapshot().value,
+    requests,
+    parentEvents,
+    finish: (outcome: DeliveryOutcome) => release?.(outcome),
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('session machine', () => {
+  it('spawns all restored tasks in one event', () => {
+    const h = harness();
+    h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z'), row('b', '2030-01-01T09:00:00.000Z')] });
+    expect(Object.keys(h.state().children).sort()).toEqual(['a', 'b']);
+    expect(h.taskState('a')).toBe('scheduled');
+  });
+
+  it('takes only the due tasks into one attempt, then waits for the commit', async () => {
+    const h = harness();
+    h.send({
+      type: 'tasks.spawn',
+      rows: [row('a', '2030-01-01T08:10:00.000Z'), row('b', '2030-01-01T08:05:00.000Z'), row('c', '2030-01-01T09:00:00.000Z')],
+    });
+    h.send({ type: 'tasks.due', now: T, ids: ['a', 'b', 'c'] });
+    expect(h.state().value).toBe('delivering');
+    expect(h.requests).toHaveLength(1);
+    expect(h.requests[0]?.rows.map((r) => r.record.id)).toEqual(['a', 'b']);
+    expect(h.taskState('a')).toBe('delivering');
+    expect(h.taskState('c')).toBe('scheduled');
+    h.finish({ now: T, delivered: [], failedIds: [] });
+    await tick();
+    expect(h.state().value).toBe('committing');
+    expect(h.parentEvents.map((e) => e.type)).toContain('delivery.flushed');
+    // a task that becomes due meanwhile waits for the next attempt
+    h.send({ type: 'tasks.due', now: T + 1, ids: ['a'] });
+    expect(h.requests).toHaveLength(1);
+    h.send({ type: 'delivery.settle', committed: [row('a', '2030-01-01T08:20:00.000Z')], failedIds: ['b'], now: T });
+    expect(h.taskState('a')).toBe('scheduled');
+    expect(h.taskState('b')).toBe('overdue');
+    expect(h.state().value).toBe('idle');
+  });
+
+  it('removing a task stops its actor; a due id without a task starts no attempt', () => {
+    const h = harness();
+    h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z')] });
+    h.send({ type: 'tasks.remove', ids: ['a'] });
+    expect(h.state().children.a).toBeUndefined();
+    h.send({ type: 'tasks.due', now: T, ids: ['a'] });
+    expect(h.requests).toHaveLength(0);
+    expect(h.state().value).toBe('idle');
+  });
+
+  it('an ended one-shot is stopped after its commit', async () => {
+    const h = harness();
+    h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z')] });
+    h.send({ type: 'tasks.due', now: T, ids: ['a'] });
+    h.finish({ now: T, delivered: [], failedIds: [] });
+    await tick();
+    h.send({
+      type: 'delivery.settle',
+      committed: [{ ...row('a', '2030-01-01T08:10:00.000Z'), status: 'inactive' }],
+      failedIds: [],
+      now: T,
+    });
+    expect(h.state().children.a).toBeUndefined();
+  });
+});

@@ -1,0 +1,93 @@
+// The task machine on its own, through XState's pure transition function: time enters only as
+// events carrying `now`, the context is the row, and `inactive` is final.
+import { initialTransition, transition } from 'xstate';
+import { taskMachine } from '../../machines/taskMachine.ts';
+import type { TaskRow } from '../../src/domain/types.ts';
+
+const at = (iso: string) => Date.parse(iso);
+const row = (scheduledAt: string, status: TaskRow['status'] = 'active'): TaskRow => ({
+  sessionId: 's1',
+  status,
+  record: { id: 'sch_1', kind: 'every', title: 't', prompt: 'p', scheduledAt, everySeconds: 600 },
+});
+
+function start(scheduledAt = '2030-01-01T08:10:00.000Z') {
+  return initialTransition(taskMachine, { row: row(scheduledAt) })[0];
+}
+
+describe('task machine', () => {
+  it('starts scheduled with the row as its context', () => {
+    const s = start();
+    expect(s.value).toBe('scheduled');
+    expect(s.context).toEqual(row('2030-01-01T08:10:00.000Z'));
+  });
+
+  it('a tick before the target stays scheduled; at the target it becomes overdue', () => {
+    let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:09:59.999Z') });
+    expect(s.value).toBe('scheduled');
+    [s] = transition(taskMachine, s, { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+    expect(s.value).toBe('overdue');
+  });
+
+  it('overdue → delivering → scheduled when the committed row has a future target', () => {
+    let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+    [s] = transition(taskMachine, s, { type: 'delivery.start' });
+    expect(s.value).toBe('delivering');
+    const next = row('2030-01-01T08:20:00.000Z');
+    [s] = transition(taskMachine, s, { type: 'delivery.committed', row: next, now: at('2030-01-01T08:10:00.000Z') });
+    expect(s.value).toBe('scheduled');
+    expect(s.context.record.scheduledAt).toBe('2030-01-01T08:20:00.000Z');
+  });
+
+  it('a committed row that ended makes the task inactive (final)', () => {
+    let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+    [s] = transition(taskMachine, s, { type: 'delivery.start' });
+    [s] = transition(taskMachine, s, {
+      type: 'delivery.committed',
+      row: row('2030-01-01T08:10:00.000Z', 'inactive'),
+      now: at('2030-01-01T08:10:00.000Z'),
+    });
+    expect(s.value).toBe('inactive');
+    expect(s.status).toBe('done');
+  });
+
+  it('a committed row whose next target already passed goes straight back to overdue', () => {
+    let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+    [s] = transition(taskMachine, s, { type: 'delivery.start' });
+    [s] = transition(taskMachine, s, {
+      type: 'delivery.committed',
+      row: row('2030-01-01T08:20:00.000Z'),
+      now: at('2030-01-01T08:25:00.000Z'),
+    });
+    expect(s.value).toBe('overdue');
+  });
+
+  it('a failed delivery returns to overdue; after an edit to a future target, to scheduled', () => {
+    let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+    [s] = transition(taskMachine, s, { type: 'delivery.start' });
+    const [failed] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:10:01.000Z') });
+    expect(failed.value).toBe('overdue');
+    [s] = transition(taskMachine, s, { type: 'task.updated', row: row('2030-01-02T00:00:00.000Z'), now: at('2030-01-01T08:10:01.000Z') });
+    expect(s.value).toBe('delivering');
+    [s] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:10:02.000Z') });
+    expect(s.value).toBe('scheduled');
+  });
+
+  it('an update moves an overdue task back to scheduled when its new target is in the future', () => {
+    let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+    [s] = transition(taskMachine, s, { type: 'task.updated', row: row('2030-01-01T09:00:00.000Z'), now: at('2030-01-01T08:10:00.000Z') });
+    expect(s.value).toBe('scheduled');
+    expect(s.context.record.scheduledAt).toBe('2030-01-01T09:00:00.000Z');
+  });
+
+  it('a clock that moved back below the target returns an overdue task to scheduled', () => {
+    let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+    [s] = transition(taskMachine, s, { type: 'clock.tick', now: at('2030-01-01T07:00:00.000Z') });
+    expect(s.value).toBe('scheduled');
+  });
+
+  it('delivery.start is ignored unless the task is overdue', () => {
+    const [s] = transition(taskMachine, start(), { type: 'delivery.start' });
+    expect(s.value).toBe('scheduled');
+  });
+});
