@@ -89,7 +89,7 @@ export interface DeliveryRequest {
 export type SupervisorEmitted =
   | { readonly type: 'reply'; readonly requestId: number; readonly reply: unknown }
   | { readonly type: 'changed'; readonly changes: readonly DomainChange[] }
-  | { readonly type: 'slot.done'; readonly requestId: number | null }
+  | { readonly type: 'slot.done'; readonly requestIds: readonly (number | null)[] }
   | { readonly type: 'delivery.failed'; readonly sessionId: string; readonly ids: readonly string[]; readonly now: number }
   | { readonly type: 'session.idle'; readonly sessionId: string };
 

@@ -17,6 +17,7 @@ export { sessionActorId } from './events.ts';
 export { type SessionContext, type SessionEvent, type SessionMachine, sessionMachine } from './sessionMachine.ts';
 export {
   type OpenedDomain,
+  type SlotRunEvent,
   type SupervisorContext,
   type SupervisorEvent,
   type SupervisorMachine,

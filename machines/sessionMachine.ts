@@ -6,7 +6,7 @@
 import { type ActorRefFrom, assign, enqueueActions, fromPromise, sendParent, setup } from 'xstate';
 import type { TaskRow } from '../src/domain/types.ts';
 import type { DeliveryOutcome, DeliveryRequest } from './events.ts';
-import { isDueAt, taskMachine } from './taskMachine.ts';
+import { isDueAt, type TaskMachine, taskLogic } from './taskMachine.ts';
 
 export type SessionEvent =
   /** Spawns task actors for active rows (all restored rows of a Session arrive in one event). */
@@ -50,7 +50,7 @@ export interface DeliveryFailedEvent {
   readonly now: number;
 }
 
-type TaskRef = ActorRefFrom<typeof taskMachine>;
+type TaskRef = ActorRefFrom<TaskMachine>;
 
 const taskRefs = (children: Record<string, unknown>): Record<string, TaskRef | undefined> =>
   children as Record<string, TaskRef | undefined>;
@@ -62,7 +62,7 @@ export const sessionMachine = setup({
     events: {} as SessionEvent,
   },
   actors: {
-    task: taskMachine,
+    task: taskLogic,
     /** Resolve → followup → flush for one Session; provided by the service. */
     deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(async () => {
       throw new Error('deliverBatch is provided by the service');

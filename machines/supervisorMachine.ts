@@ -3,10 +3,10 @@
 // and runs alone, its persistence awaited inside its slot) → `closing` (once the mailbox is
 // drained) → `closed`. It spawns one Session actor per Session with active tasks and routes the
 // timer's due tasks and each slot's committed effects to them. The slot's work — validation,
-// the write through the storage port — is the `executeCommand` actor the service provides, as
+// the write through the storage port — is done by the `slotRunner` actor the service provides (one
+// long-lived child: it receives `slot.run` and answers `slot.done`, so a slot spawns nothing), as
 // are `openDomain` and `closeDomain`; this file holds no I/O.
-import { type ActorRefFrom, assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
-import { INTERNAL_ERROR_MESSAGE } from '../src/domain/errors.ts';
+import { type ActorRefFrom, assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { TaskRow } from '../src/domain/types.ts';
 import type { ActorEffect, CommandOutcome, DueTasks, MailboxCommand, SupervisorEmitted } from './events.ts';
 import { sessionActorId } from './events.ts';
@@ -19,6 +19,8 @@ export type SupervisorEvent =
   | { readonly type: 'clock.wake'; readonly now: number; readonly due: readonly DueTasks[] }
   /** Drain the mailbox, then close the domain. */
   | { readonly type: 'close' }
+  /** The slot runner finished the slot at the head of the mailbox (`count` commands). */
+  | { readonly type: 'slot.done'; readonly outcome: CommandOutcome; readonly count: number }
   | DeliveryFlushedEvent
   | DeliveryFailedEvent;
 
@@ -34,6 +36,28 @@ export interface OpenedDomain {
 }
 
 type SessionRef = ActorRefFrom<typeof sessionMachine>;
+
+/** What the supervisor sends its slot runner: the commands of the slot at the head of the mailbox. */
+export interface SlotRunEvent {
+  readonly type: 'slot.run';
+  readonly commands: readonly MailboxCommand[];
+}
+
+const isDeliveryCommit = (command: MailboxCommand): boolean => command.operation.kind === 'delivery.commit';
+
+/**
+ * The commands one slot takes from the head of the mailbox: the head alone, or — when the head
+ * is a delivery commit — the whole run of delivery commits behind it, written as one batch. Other
+ * calls never share a slot, so every call still sees exactly the changes queued before it.
+ */
+export function slotCommands(queue: readonly MailboxCommand[]): readonly MailboxCommand[] {
+  const head = queue[0];
+  if (head === undefined) return [];
+  if (!isDeliveryCommit(head)) return [head];
+  let end = 1;
+  while (end < queue.length && isDeliveryCommit(queue[end]!)) end++;
+  return queue.slice(0, end);
+}
 
 const groupBySession = (rows: readonly TaskRow[]): Map<string, TaskRow[]> => {
   const groups = new Map<string, TaskRow[]>();
@@ -57,9 +81,9 @@ export const supervisorMachine = setup({
     openDomain: fromPromise<OpenedDomain>(async () => {
       throw new Error('openDomain is provided by the service');
     }),
-    /** Runs one mailbox slot; provided by the service. It resolves with the outcome, never rejects. */
-    executeCommand: fromPromise<CommandOutcome, MailboxCommand>(async () => {
-      throw new Error('executeCommand is provided by the service');
+    /** Runs mailbox slots one at a time: receives `slot.run`, answers `slot.done`; provided by the service. */
+    slotRunner: fromCallback<SlotRunEvent>(() => {
+      throw new Error('slotRunner is provided by the service');
     }),
     /** Closes the storage; provided by the service. */
     closeDomain: fromPromise<void>(async () => {
@@ -82,7 +106,7 @@ export const supervisorMachine = setup({
       }
       return {};
     }),
-    dequeue: assign(({ context }) => ({ queue: context.queue.slice(1) })),
+    dequeue: assign(({ context, event }) => ({ queue: context.queue.slice(event.type === 'slot.done' ? event.count : 1) })),
     requestClose: assign({ closeRequested: true }),
     /** Spawns Session actors and their task actors; the rows of one Session arrive in one event. */
     spawnRows: enqueueActions(({ enqueue, event, self }) => {
@@ -96,8 +120,8 @@ export const supervisorMachine = setup({
     }),
     /** Routes a committed slot's effects to the Session actors. */
     applyEffects: enqueueActions(({ enqueue, event, self }) => {
-      if (!('output' in event)) return;
-      const outcome = event.output as CommandOutcome;
+      if (event.type !== 'slot.done') return;
+      const outcome = event.outcome;
       const children = self.getSnapshot().children as Record<string, SessionRef | undefined>;
       const spawned = new Set<string>();
       const ensureSession = (sessionId: string): string => {
@@ -142,21 +166,13 @@ export const supervisorMachine = setup({
     }),
     /** Hands the slot's reply and committed changes to the service. */
     reportSlot: enqueueActions(({ enqueue, event, context }) => {
-      if (!('output' in event)) return;
-      const outcome = event.output as CommandOutcome;
-      const head = context.queue[0];
-      const requestId = head === undefined ? null : head.requestId;
+      if (event.type !== 'slot.done') return;
+      const outcome = event.outcome;
+      const requestIds = context.queue.slice(0, event.count).map((command) => command.requestId);
+      const requestId = requestIds.length === 1 ? requestIds[0]! : null;
       if (requestId !== null) enqueue.emit({ type: 'reply', requestId, reply: outcome.reply });
       if (outcome.changes.length > 0) enqueue.emit({ type: 'changed', changes: outcome.changes });
-      enqueue.emit({ type: 'slot.done', requestId });
-    }),
-    /** `executeCommand` never rejects; if it did, the caller still gets an answer. */
-    reportSlotFailure: enqueueActions(({ enqueue, context }) => {
-      const requestId = context.queue[0]?.requestId ?? null;
-      if (requestId !== null) {
-        enqueue.emit({ type: 'reply', requestId, reply: { resolve: { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE } } });
-      }
-      enqueue.emit({ type: 'slot.done', requestId });
+      enqueue.emit({ type: 'slot.done', requestIds });
     }),
     routeDue: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'clock.wake') return;
@@ -185,6 +201,7 @@ export const supervisorMachine = setup({
     },
     running: {
       initial: 'idle',
+      invoke: { id: 'slots', src: 'slotRunner' },
       on: {
         command: { actions: 'enqueueCommand' },
         'delivery.flushed': { actions: 'enqueueCommand' },
@@ -200,12 +217,8 @@ export const supervisorMachine = setup({
           ],
         },
         busy: {
-          invoke: {
-            src: 'executeCommand',
-            input: ({ context }) => context.queue[0]!,
-            onDone: { target: 'idle', actions: ['applyEffects', 'reportSlot', 'dequeue'] },
-            onError: { target: 'idle', actions: ['reportSlotFailure', 'dequeue'] },
-          },
+          entry: sendTo('slots', ({ context }): SlotRunEvent => ({ type: 'slot.run', commands: slotCommands(context.queue) })),
+          on: { 'slot.done': { target: 'idle', actions: ['applyEffects', 'reportSlot', 'dequeue'] } },
         },
       },
     },

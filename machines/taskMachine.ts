@@ -81,3 +81,16 @@ export const taskMachine = setup({
 });
 
 export type TaskMachine = typeof taskMachine;
+
+/**
+ * The logic spawned for every task: the task machine itself, except that a new actor starts at
+ * `scheduled` with its row as context through XState's `resolveState` — the way a restored actor
+ * starts — instead of computing the machine's initial transition. That transition has no entry
+ * actions to run, so the result is the same snapshot; it costs a third as much, which matters
+ * when a large domain opens with 100k tasks.
+ */
+export const taskLogic: TaskMachine = Object.create(taskMachine, {
+  getInitialSnapshot: {
+    value: (_scope: unknown, input: TaskInput) => taskMachine.resolveState({ value: 'scheduled', context: input.row }),
+  },
+});

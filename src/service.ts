@@ -3,18 +3,10 @@
 // exposes the model tools, the remote namespace, archive admission, notifications, `whenIdle`
 // and `close`. Every call takes its place in the supervisor's mailbox synchronously, when it is
 // made, so calls made one after another are processed in that order.
-import { type Actor, createActor, fromPromise, type InspectionEvent, waitFor } from 'xstate';
-import type {
-  CommandOutcome,
-  DeliveryOutcome,
-  DeliveryRequest,
-  DomainChange,
-  MailboxCommand,
-  Operation,
-  RemoteMethod,
-} from '../machines/events.ts';
+import { type Actor, createActor, fromCallback, fromPromise, type InspectionEvent, waitFor } from 'xstate';
+import type { DeliveryOutcome, DeliveryRequest, DomainChange, Operation, RemoteMethod } from '../machines/events.ts';
 import { sessionMachine } from '../machines/sessionMachine.ts';
-import { type OpenedDomain, supervisorMachine } from '../machines/supervisorMachine.ts';
+import { type OpenedDomain, type SlotRunEvent, supervisorMachine } from '../machines/supervisorMachine.ts';
 import { jsonFileStorage } from './adapters/jsonFileStorage.ts';
 import { systemClock } from './adapters/systemClock.ts';
 import { ScheduleError } from './domain/errors.ts';
@@ -123,7 +115,12 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
         for (const row of activeRows) scheduler.track(row);
         return { activeRows };
       }),
-      executeCommand: fromPromise<CommandOutcome, MailboxCommand>(({ input }) => runSlot(slotDeps(), input)),
+      slotRunner: fromCallback<SlotRunEvent>(({ sendBack, receive }) => {
+        receive((event) => {
+          const count = event.commands.length;
+          void runSlot(slotDeps(), event.commands).then((outcome) => sendBack({ type: 'slot.done', outcome, count }));
+        });
+      }),
       closeDomain: fromPromise<void>(async () => {
         try {
           await storage.close();
@@ -157,9 +154,9 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     else call.resolve(r.resolve);
     activity.end();
   });
-  supervisor.on('slot.done', ({ requestId }) => {
-    // Internal slots are delivery commits: the attempt that began in deliverBatch ends here.
-    if (requestId === null) activity.end();
+  supervisor.on('slot.done', ({ requestIds }) => {
+    // Internal commands are delivery commits: the attempt that began in deliverBatch ends here.
+    for (const requestId of requestIds) if (requestId === null) activity.end();
   });
   supervisor.on('delivery.failed', ({ sessionId, ids }) => {
     attempting.delete(sessionId);

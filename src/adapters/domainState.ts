@@ -6,7 +6,6 @@ import {
   type DomainBatch,
   type DomainSnapshot,
   decodeRow,
-  encodeBatch,
   encodeRowObject,
   nextTaskNumberAfter,
   repeatedId,
@@ -16,11 +15,8 @@ import { isValidId } from '../domain/fields.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { CommitBatch } from '../ports.ts';
 
-/** A batch checked and normalised for writing, with its journal line. */
-export interface PreparedBatch extends DomainBatch {
-  /** The batch as one JSON line (no newline). */
-  readonly line: string;
-}
+/** A batch checked and normalised for writing. */
+export type PreparedBatch = DomainBatch;
 
 /**
  * Checks a batch before it joins a write: every put is a valid row (a re-decoded copy is kept, so
@@ -33,7 +29,8 @@ export interface PreparedBatch extends DomainBatch {
 export function prepareBatch(batch: CommitBatch): PreparedBatch {
   let puts: TaskRow[];
   try {
-    puts = batch.puts.map((row, index) => decodeRow(JSON.parse(JSON.stringify(encodeRowObject(row))), `commit puts[${index}]`));
+    // encodeRowObject builds fresh objects, so the decoded row is a copy the caller cannot change.
+    puts = batch.puts.map((row, index) => decodeRow(encodeRowObject(row), `commit puts[${index}]`));
   } catch (error) {
     const reason = isScheduleError(error) ? error.message : String(error);
     throw new ScheduleError('internal_error', `Refusing to store an invalid task row: ${reason}`, { cause: error });
@@ -53,11 +50,9 @@ export function prepareBatch(batch: CommitBatch): PreparedBatch {
     puts.map((row) => row.record.id),
     given ?? 1,
   );
-  const prepared: DomainBatch =
-    given === undefined && derived === 1
-      ? { puts, deletes: [...batch.deletes] }
-      : { puts, deletes: [...batch.deletes], nextTaskNumber: derived };
-  return { ...prepared, line: encodeBatch(prepared) };
+  return given === undefined && derived === 1
+    ? { puts, deletes: [...batch.deletes] }
+    : { puts, deletes: [...batch.deletes], nextTaskNumber: derived };
 }
 
 /** Rows by task id (in stored order) and the id counter. */

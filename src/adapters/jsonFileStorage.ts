@@ -8,7 +8,7 @@
 // A lock file (`schedule.json.lock`) keeps a second process out. Opening never writes the
 // document or the journal, and a rejected open leaves them byte-for-byte unchanged.
 import { dirname, resolve } from 'node:path';
-import { encodeDocumentChunks } from '../domain/codec/index.ts';
+import { encodeBatch, encodeDocumentChunks } from '../domain/codec/index.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../ports.ts';
 import { writeFileAtomic } from './atomicWrite.ts';
@@ -198,7 +198,7 @@ export class JsonFileStorage implements ScheduleStorage {
     const domain = this.domain;
     if (domain === undefined) throw new Error('storage closed while writing');
     let text = '';
-    for (const item of items) text += `${item.line}\n`;
+    for (const item of items) text += `${encodeBatch(item)}\n`;
     await domain.journal.append(Buffer.from(text, 'utf8'));
     for (const item of items) domain.state.apply(item);
   }

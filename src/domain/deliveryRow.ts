@@ -3,7 +3,6 @@
 // strictly after the attempt's `now` — or ends when it has none. When the record's timing was
 // edited while the delivery was in flight, the edit wins: the receipt is recorded and the new
 // target is kept.
-import { castDraft, produce } from 'immer';
 import { formatInstant, instantMs } from './instant.ts';
 import { ruleFromRecord } from './records.ts';
 import { nextTargetAfter } from './recurrence.ts';
@@ -60,11 +59,8 @@ export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now:
     edited || !isRecurringKind(row.record.kind)
       ? null
       : nextTargetAfter(ruleFromRecord(row.record), instantMs(row.record.scheduledAt), now);
-  return produce(row, (draft) => {
-    draft.lastDelivery = receipt;
-    draft.deliveryHistory = castDraft(history);
-    if (edited) return;
-    if (next === null) draft.status = 'inactive';
-    else draft.record.scheduledAt = formatInstant(next);
-  });
+  const delivered: TaskRow = { ...row, lastDelivery: receipt, deliveryHistory: history };
+  if (edited) return delivered;
+  if (next === null) return { ...delivered, status: 'inactive' };
+  return { ...delivered, record: { ...row.record, scheduledAt: formatInstant(next) } };
 }

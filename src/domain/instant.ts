@@ -30,5 +30,33 @@ export function parseCanonicalInstant(text: string): number | null {
   return formatInstant(ms) === text ? ms : null;
 }
 
-/** Epoch ms of canonical text known to be valid (records, receipts). */
-export const instantMs = (text: string): number => Date.parse(text);
+const digitsAt = (text: string, from: number, count: number): number => {
+  let value = 0;
+  for (let i = from; i < from + count; i++) value = value * 10 + text.charCodeAt(i) - 48;
+  return value;
+};
+
+/** Days from 1970-01-01 to a proleptic Gregorian civil date (month 1–12). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/**
+ * Epoch ms of canonical text known to be valid (records, receipts): read from its digits, which
+ * is several times faster than `Date.parse` on the hot paths of delivery and restore.
+ */
+export function instantMs(text: string): number {
+  const days = daysFromCivil(digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2));
+  return (
+    days * DAY_MS +
+    digitsAt(text, 11, 2) * HOUR_MS +
+    digitsAt(text, 14, 2) * MINUTE_MS +
+    digitsAt(text, 17, 2) * SECOND_MS +
+    digitsAt(text, 20, 3)
+  );
+}

@@ -2,9 +2,11 @@
 // again just before persistence, writes the batch and awaits it inside the slot, and only then
 // updates the in-memory table and the timer. A refused request answers with its ScheduleError's
 // code; an unexpected error answers `internal_error` (and is logged with its cause); a failed write
-// answers `persistence_uncertain` and changes nothing in memory.
-import type { CommandOutcome, MailboxCommand, Operation } from '../../machines/events.ts';
+// answers `persistence_uncertain` and changes nothing in memory. A slot holding a run of delivery
+// commits plans each and writes them as one batch.
+import type { ActorEffect, CommandOutcome, DomainChange, MailboxCommand, Operation } from '../../machines/events.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
+import type { TaskRow } from '../domain/types.ts';
 import type { Clock, CommitBatch, Logger, ScheduleStorage } from '../ports.ts';
 import { planRemote, planSessionActivity, planSessionStop } from '../remote/handlers.ts';
 import { planToolCall } from '../tools/handlers.ts';
@@ -25,8 +27,6 @@ export interface SlotRunnerDeps {
   /** Sessions with a delivery attempt in flight. */
   readonly attempting: Set<string>;
 }
-
-const signalOf = (op: Operation): AbortSignal | undefined => (op.kind === 'tool' ? op.signal : undefined);
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 
@@ -58,6 +58,47 @@ function plan(deps: SlotRunnerDeps, op: Operation, now: number): SlotPlan {
   }
 }
 
+/** One plan for a run of delivery commits: their rows in one batch, their effects in order. */
+function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
+  const puts: TaskRow[] = [];
+  const effects: ActorEffect[] = [];
+  const changes: DomainChange[] = [];
+  const failedIds: string[] = [];
+  for (const p of plans) {
+    if (p.batch !== undefined) puts.push(...p.batch.puts);
+    effects.push(...(p.effects ?? []));
+    changes.push(...(p.changes ?? []));
+    failedIds.push(...(p.failedIds ?? []));
+  }
+  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds };
+  if (puts.length === 0) return merged;
+  return {
+    ...merged,
+    batch: { puts, deletes: [] },
+    onWriteFailure: (error) => {
+      const failures = plans.map(
+        (p) => p.onWriteFailure?.(error) ?? { reply: resolved(null), effects: p.effects ?? [], failedIds: p.failedIds ?? [] },
+      );
+      return {
+        reply: resolved(null),
+        effects: failures.flatMap((f) => f.effects),
+        failedIds: failures.flatMap((f) => f.failedIds ?? []),
+      };
+    },
+  };
+}
+
+/** Settles every delivery attempt among `commands` as failed (nothing recorded). */
+function failedSettles(commands: readonly MailboxCommand[]): ActorEffect[] {
+  const effects: ActorEffect[] = [];
+  for (const { operation: op } of commands) {
+    if (op.kind !== 'delivery.commit') continue;
+    const failedIds = [...op.outcome.delivered.map((d) => d.id), ...op.outcome.failedIds];
+    effects.push({ type: 'settle', sessionId: op.sessionId, committed: [], failedIds, now: op.outcome.now, retire: false });
+  }
+  return effects;
+}
+
 /** Keeps the timer's queue in step with a committed batch. */
 function track(deps: SlotRunnerDeps, batch: CommitBatch): void {
   for (const id of batch.deletes) deps.scheduler.untrack(id);
@@ -67,47 +108,64 @@ function track(deps: SlotRunnerDeps, batch: CommitBatch): void {
   }
 }
 
-const isCallMutation = (op: Operation): boolean => op.kind !== 'delivery.commit';
+function retry(deps: SlotRunnerDeps, failedIds: readonly string[] | undefined): void {
+  if (failedIds !== undefined && failedIds.length > 0) deps.scheduler.failed(failedIds, deps.clock.now());
+}
 
-/** Runs one slot to its outcome; never rejects. */
-export async function runSlot(deps: SlotRunnerDeps, command: MailboxCommand): Promise<CommandOutcome> {
-  const op = command.operation;
-  const signal = signalOf(op);
-  try {
-    if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [] };
-    let slot: SlotPlan;
-    try {
-      slot = plan(deps, op, deps.clock.now());
-    } catch (error) {
-      return { reply: failureReply(deps, op, error), effects: [], changes: [] };
-    }
-    const batch = slot.batch;
-    if (batch === undefined) {
-      if (slot.failedIds !== undefined && slot.failedIds.length > 0) {
-        deps.scheduler.failed(slot.failedIds, deps.clock.now());
-        deps.scheduler.rearm();
-      }
-      return { reply: slot.reply, effects: slot.effects ?? [], changes: [] };
-    }
-    if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [] };
-    try {
-      await deps.storage.commit(batch);
-    } catch (error) {
-      deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
-      const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
-      if (failure.failedIds !== undefined && failure.failedIds.length > 0) deps.scheduler.failed(failure.failedIds, deps.clock.now());
-      deps.scheduler.rearm();
-      return { reply: failure.reply, effects: failure.effects, changes: [] };
-    }
-    deps.table.apply(batch);
-    track(deps, batch);
-    if (slot.failedIds !== undefined && slot.failedIds.length > 0) deps.scheduler.failed(slot.failedIds, deps.clock.now());
+/** Writes a plan's batch (if any) and settles the slot. */
+async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<CommandOutcome> {
+  const batch = slot.batch;
+  if (batch === undefined) {
+    retry(deps, slot.failedIds);
     deps.scheduler.rearm();
-    if (isCallMutation(op)) deps.scheduler.kick();
-    return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [] };
+    return { reply: slot.reply, effects: slot.effects ?? [], changes: [] };
+  }
+  if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [] };
+  try {
+    await deps.storage.commit(batch);
+  } catch (error) {
+    deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
+    const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
+    retry(deps, failure.failedIds);
+    deps.scheduler.rearm();
+    return { reply: failure.reply, effects: failure.effects, changes: [] };
+  }
+  deps.table.apply(batch);
+  track(deps, batch);
+  retry(deps, slot.failedIds);
+  deps.scheduler.rearm();
+  if (op.kind !== 'delivery.commit') deps.scheduler.kick();
+  return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [] };
+}
+
+/** Runs one command to its outcome; never rejects. */
+async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promise<CommandOutcome> {
+  const op = command.operation;
+  const signal = op.kind === 'tool' ? op.signal : undefined;
+  if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [] };
+  let slot: SlotPlan;
+  try {
+    slot = plan(deps, op, deps.clock.now());
   } catch (error) {
     return { reply: failureReply(deps, op, error), effects: [], changes: [] };
+  }
+  return execute(deps, op, slot, signal);
+}
+
+/** Runs the commands of one slot (one call, or a run of delivery commits); never rejects. */
+export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<CommandOutcome> {
+  const first = commands[0];
+  try {
+    if (first === undefined) return { reply: resolved(null), effects: [], changes: [] };
+    if (commands.length === 1) return await runCommand(deps, first);
+    const now = deps.clock.now();
+    const plans = commands.map((c) => plan(deps, c.operation, now));
+    return await execute(deps, first.operation, mergeDeliveryPlans(plans), undefined);
+  } catch (error) {
+    // Unreachable unless planning has a bug; the Sessions must still leave their attempt.
+    deps.logger.error('A schedule operation failed unexpectedly.', { cause: error });
+    return { reply: resolved({ code: 'internal_error', message: INTERNAL_ERROR_MESSAGE }), effects: failedSettles(commands), changes: [] };
   } finally {
-    if (op.kind === 'delivery.commit') deps.attempting.delete(op.sessionId);
+    for (const c of commands) if (c.operation.kind === 'delivery.commit') deps.attempting.delete(c.operation.sessionId);
   }
 }

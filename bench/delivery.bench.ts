@@ -1,0 +1,67 @@
+// Benchmark (a): 10,000 recurring tasks over 1,000 Sessions all due at the same instant, with the
+// manual clock, in-memory fake Sessions (flush resolves on a microtask) and memory storage: the wall
+// time from the timer's wake to the last delivery commit, and the messages sent (one batch per Session).
+import { MemoryStorage } from '../src/adapters/memoryStorage.ts';
+import type { CommitBatch } from '../src/ports.ts';
+import { createScheduleService } from '../src/service.ts';
+import { createFakeSessions, createManualClock } from '../src/testing.ts';
+import { fmt, quantile } from './support/domains.ts';
+
+const TASKS = 10_000;
+const SESSIONS = 1_000;
+const RUNS = 5;
+
+class TimedStorage extends MemoryStorage {
+  lastCommitAt = 0;
+  override async commit(batch: CommitBatch): Promise<void> {
+    await super.commit(batch);
+    this.lastCommitAt = performance.now();
+  }
+}
+
+async function run(): Promise<{ ms: number; messages: number; commits: number }> {
+  const clock = createManualClock('2030-01-01T08:00:00.000Z');
+  let wokeAt = 0;
+  const setTimeout = clock.setTimeout.bind(clock);
+  clock.setTimeout = (fn, ms) =>
+    setTimeout(() => {
+      if (wokeAt === 0) wokeAt = performance.now();
+      fn();
+    }, ms);
+  const sessions = createFakeSessions();
+  const storage = new TimedStorage();
+  const svc = await createScheduleService({ sessions, storage, clock, logger: { warn() {}, error() {} } });
+  const creates: Promise<unknown>[] = [];
+  for (let i = 0; i < TASKS; i++) {
+    creates.push(
+      svc.callTool(`session-${i % SESSIONS}`, 'schedule_create', { prompt: `check ${i}`, title: `task ${i}`, every_seconds: 3600 }),
+    );
+  }
+  await Promise.all(creates);
+  await svc.whenIdle();
+  const commitsBefore = storage.commitCount;
+  await clock.advance(3_600_000);
+  await svc.whenIdle();
+  let messages = 0;
+  for (let s = 0; s < SESSIONS; s++) messages += sessions.messages(`session-${s}`).length;
+  const result = { ms: storage.lastCommitAt - wokeAt, messages, commits: storage.commitCount - commitsBefore };
+  await svc.close();
+  return result;
+}
+
+const results = [];
+for (let i = 0; i < RUNS + 1; i++) {
+  const r = await run();
+  if (i > 0) results.push(r); // the first run warms up
+}
+const times = results.map((r) => r.ms).sort((a, b) => a - b);
+console.log(`${TASKS} recurring tasks over ${SESSIONS} Sessions, all due at one instant; ${RUNS} runs after a warm-up run`);
+console.log('');
+console.log('| measure | value |');
+console.log('|---|---:|');
+console.log(`| wake → last commit, median | ${fmt(quantile(times, 0.5))} ms |`);
+console.log(`| wake → last commit, slowest | ${fmt(times.at(-1) ?? Number.NaN)} ms |`);
+console.log(`| messages sent | ${results[0]?.messages} |`);
+console.log(`| delivery commits | ${results[0]?.commits} |`);
+console.log('');
+console.log(`goal: < 250 ms and exactly ${SESSIONS} batch messages`);
