@@ -4,7 +4,7 @@
 // edited while the delivery was in flight, the edit wins: the receipt is recorded and the new
 // target is kept.
 import { formatInstant, instantMs } from './instant.ts';
-import { ruleFromRecord } from './records.ts';
+import { ruleFromRecord, sameRule } from './records.ts';
 import { nextTargetAfter } from './recurrence.ts';
 import { appendReceipt, type RetentionLimits } from './retention.ts';
 import { type DeliveryReceipt, isRecurringKind, type ScheduleRecord, type TaskRow } from './types.ts';
@@ -22,28 +22,8 @@ export interface AcknowledgedReminder {
 }
 
 /** True when the timing part of two records is the same (title and prompt may differ). */
-export function sameTiming(a: ScheduleRecord, b: ScheduleRecord): boolean {
-  if (a.kind !== b.kind || a.scheduledAt !== b.scheduledAt) return false;
-  const timing = (r: ScheduleRecord): unknown[] => {
-    switch (r.kind) {
-      case 'after':
-        return [r.afterSeconds];
-      case 'at':
-        return [];
-      case 'every':
-        return [r.everySeconds];
-      case 'daily':
-        return [r.time, r.timeZone];
-      case 'weekly':
-        return [r.time, r.timeZone, ...r.weekdays];
-      case 'cron':
-        return [r.expression, r.timeZone];
-    }
-  };
-  const ta = timing(a);
-  const tb = timing(b);
-  return ta.length === tb.length && ta.every((v, i) => v === tb[i]);
-}
+export const sameTiming = (a: ScheduleRecord, b: ScheduleRecord): boolean =>
+  a.scheduledAt === b.scheduledAt && sameRule(ruleFromRecord(a), ruleFromRecord(b));
 
 /** The row after a delivery of `reminder`, chosen at `now`, was acknowledged. */
 export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
