@@ -17,7 +17,7 @@ export type Operation =
   | { readonly kind: 'archive.stop'; readonly sessionId: string }
   | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };
 
-export type RemoteMethod = 'catalog' | 'list' | 'history' | 'update' | 'delete';
+export type RemoteMethod = 'catalog' | 'get' | 'list' | 'history' | 'update' | 'delete';
 
 /** A reminder the Session acknowledged (its flush succeeded). */
 export interface DeliveredReminder {

@@ -10,7 +10,9 @@ export { canonicalizeCron, isCanonicalCron } from './domain/cron/index.ts';
 export { ERROR_CODES, type ErrorCode, type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from './domain/errors.ts';
 export type { HistoryPage } from './domain/historyPage.ts';
 export { type PreviewOccurrence, previewOccurrences } from './domain/preview.ts';
+export { ruleFromRecord } from './domain/records.ts';
 export { firstTarget, latestOccurrence, nextTargetAfter } from './domain/recurrence.ts';
+export { parseTimingSelector } from './domain/selectors.ts';
 export { canonicalTimeZone } from './domain/timeZone.ts';
 export type {
   AfterRecord,

@@ -49,6 +49,8 @@ export interface ScheduleService {
   callTool(sessionId: string, name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
   readonly remote: {
     catalog(): Promise<CatalogEntry[]>;
+    /** One task of a Session as a catalog entry, or `{code: 'schedule_not_found', message}`. */
+    get(request: { sessionId: string; id: string }): Promise<CatalogEntry | { code: string; message: string }>;
     list(request: { sessionId: string }): Promise<ScheduleView[]>;
     history(request: { sessionId: string; id: string; limit: number; before?: string }): Promise<unknown>;
     update(request: {
@@ -221,6 +223,7 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     },
     remote: {
       catalog: () => remoteCall('catalog', {}) as Promise<CatalogEntry[]>,
+      get: (request) => remoteCall('get', request) as Promise<CatalogEntry | { code: string; message: string }>,
       list: (request) => remoteCall('list', request) as Promise<ScheduleView[]>,
       history: (request) => remoteCall('history', request),
       update: (request) => remoteCall('update', request),

@@ -1,5 +1,6 @@
 // The shape every `agent-schedule` subcommand has, the output channels it writes to (injectable,
-// so tests capture them), and the usage error that makes the CLI print help and exit with 2.
+// so tests capture them), the usage error that makes the CLI print help and exit with 2, and the
+// failure a Host command reports with its code and exit 1.
 
 /** Where a command writes; each call is one line (the newline is added by the channel). */
 export interface CliIo {
@@ -23,6 +24,17 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
+  }
+}
+
+/** A refusal that is not a ScheduleError (a Host code, or no Host): printed as `code: message`, exit code 1. */
+export class CliFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliFailure';
   }
 }
 

@@ -6,11 +6,27 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isScheduleError } from '../domain/errors.ts';
-import { type CliIo, type Command, processIo, UsageError } from './command.ts';
+import { catalogCommand } from './catalog.ts';
+import { CliFailure, type CliIo, type Command, processIo, UsageError } from './command.ts';
+import { createCommand } from './create.ts';
+import { deleteCommand } from './delete.ts';
+import { historyCommand } from './history.ts';
+import { listCommand } from './list.ts';
 import { previewCommand } from './preview.ts';
+import { toolsCommand } from './tools.ts';
+import { updateCommand } from './update.ts';
 
 /** Every subcommand, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [previewCommand];
+export const COMMANDS: readonly Command[] = [
+  createCommand,
+  listCommand,
+  catalogCommand,
+  historyCommand,
+  updateCommand,
+  deleteCommand,
+  previewCommand,
+  toolsCommand,
+];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -20,6 +36,7 @@ function mainHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
+    'Every command but preview talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
     'Run `agent-schedule <command> --help` for the options of a command.',
   ].join('\n');
 }
@@ -48,7 +65,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       io.err(`${error.message}\n\n${command.help}`);
       return 2;
     }
-    if (isScheduleError(error)) {
+    if (isScheduleError(error) || error instanceof CliFailure) {
       io.err(`${error.code}: ${error.message}`);
       return 1;
     }

@@ -10,6 +10,7 @@ import { normalizeCronExpression, parseIntervalSeconds, requireTarget } from '..
 import { normalizeTimeZone } from '../domain/timeZone.ts';
 import type { Rule } from '../domain/types.ts';
 import { type CliIo, type Command, UsageError } from './command.ts';
+import { formatTable } from './table.ts';
 
 const DEFAULT_COUNT = 10;
 const MAX_COUNT = 1000;
@@ -142,14 +143,7 @@ function describeRule(rule: Rule): string {
 
 function printTable(io: CliIo, title: string, fromMs: number, count: number, rows: readonly PreviewOccurrence[]): void {
   io.out(`${title}, after ${formatInstant(fromMs)}:`);
-  const header = ['AT (UTC)', 'LOCAL', 'OFFSET', 'NOTES'];
   const cells = rows.map((r) => [r.at, r.local, r.offset, r.notes.join('; ')]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
-  const line = (c: readonly string[]) =>
-    c
-      .map((cell, i) => (i === c.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  for (const row of [header, ...cells]) io.out(line(row));
+  for (const line of formatTable(['AT (UTC)', 'LOCAL', 'OFFSET', 'NOTES'], cells)) io.out(line);
   if (rows.length < count) io.out(`(no further occurrences up to ${formatInstant(MAX_INSTANT_MS)})`);
 }

@@ -28,6 +28,14 @@ export function listWords(words: readonly string[], conjunction = 'and'): string
 }
 
 const MAX_SHOWN = 60;
+const MAX_KEYS_SHOWN = 5;
+
+/** Member names for a message: the first five described, then how many more there are. */
+export function describeKeys(keys: readonly string[]): string {
+  const shown = keys.slice(0, MAX_KEYS_SHOWN).map(describeValue);
+  if (keys.length > MAX_KEYS_SHOWN) shown.push(`${keys.length - MAX_KEYS_SHOWN} more`);
+  return listWords(shown);
+}
 
 /** A short, model-readable rendering of a received value: JSON when possible, cut at 60 characters. */
 export function describeValue(value: unknown): string {

@@ -3,7 +3,7 @@
 // `{kind:"weekly",time,time_zone,weekdays}` or `{kind:"cron",expression,time_zone}`. Any other
 // kind (`after` included), a non-object, or an unknown member is `invalid_selector`; the members
 // themselves get the same codes as at creation, and the target is computed as creation would.
-import { describeValue, isPlainObject, listWords, ownValue, unknownKeys } from './argShape.ts';
+import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from './argShape.ts';
 import { parseAt } from './atSelector.ts';
 import { ScheduleError } from './errors.ts';
 import { parseCronFields, parseDailyFields, parseIntervalSeconds, parseWeeklyFields, requireTarget } from './ruleArgs.ts';
@@ -62,7 +62,7 @@ export function parseChange(change: unknown, nowMs: number): ParsedChange {
   if (extra.length > 0) {
     throw new ScheduleError(
       'invalid_selector',
-      `change has unknown member${extra.length > 1 ? 's' : ''} ${listWords(extra.map((k) => describeValue(k)))}; ` +
+      `change has unknown member${extra.length > 1 ? 's' : ''} ${describeKeys(extra)}; ` +
         `a change of kind "${kind}" accepts exactly ${listWords(['kind', ...members])}.`,
     );
   }

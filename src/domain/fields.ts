@@ -1,6 +1,7 @@
 // Validation and normalisation of the record fields shared by creation, update and the stored
 // domain's decoder: title, prompt, time of day, weekdays, and task ids. Each validator returns the
 // normalised value or throws a ScheduleError with the code of the field it belongs to (SPEC §8).
+import { describeValue } from './argShape.ts';
 import { ScheduleError } from './errors.ts';
 
 export const MAX_TITLE_LENGTH = 120;
@@ -75,7 +76,7 @@ export function normalizeTimeOfDay(value: unknown, field = 'time'): TimeOfDay {
   if (parsed === null) {
     throw new ScheduleError(
       'invalid_rule',
-      `${field} ${JSON.stringify(value)} is not a time of day: use 24-hour "HH:mm:ss" with an optional 1-3 digit fraction, such as "09:00:00" or "17:30:15.5".`,
+      `${field} ${describeValue(value)} is not a time of day: use 24-hour "HH:mm:ss" with an optional 1-3 digit fraction, such as "09:00:00" or "17:30:15.5".`,
     );
   }
   return parsed;
@@ -91,7 +92,7 @@ export function normalizeWeekdays(value: unknown, field = 'weekdays'): number[] 
   const seen = new Set<number>();
   for (const day of value) {
     if (typeof day !== 'number' || !Number.isInteger(day) || day < 1 || day > 7) {
-      throw new ScheduleError('invalid_rule', `${field} contains ${JSON.stringify(day)}; it must be ${accepted}.`);
+      throw new ScheduleError('invalid_rule', `${field} contains ${describeValue(day)}; it must be ${accepted}.`);
     }
     if (seen.has(day)) throw new ScheduleError('invalid_rule', `${field} lists ${day} twice; it must be ${accepted}.`);
     seen.add(day);

@@ -2,6 +2,7 @@
 // first in append order (never re-sorted by time), an exclusive message-id cursor `before`, and
 // `nextBefore` only while older saved records remain. The row lookup and Session check belong
 // to the caller; this validates the paging arguments and reads the row.
+import { describeValue } from './argShape.ts';
 import { ScheduleError } from './errors.ts';
 import { historyOfLegacyRow, type RetentionLimits } from './retention.ts';
 import type { DeliveryHistory, DeliveryReceipt } from './types.ts';
@@ -43,7 +44,7 @@ export function historyPage(
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_LIMIT) {
     throw new ScheduleError(
       'invalid_rule',
-      `limit ${JSON.stringify(limit) ?? String(limit)} is not accepted: use an integer from 1 to ${MAX_HISTORY_LIMIT}.`,
+      `limit ${describeValue(limit)} is not accepted: use an integer from 1 to ${MAX_HISTORY_LIMIT}.`,
     );
   }
   const history = row.deliveryHistory ?? historyOfLegacyRow(row.lastDelivery);
@@ -54,7 +55,7 @@ export function historyPage(
     if (index < 0) {
       throw new ScheduleError(
         'delivery_cursor_not_found',
-        `before ${JSON.stringify(before) ?? String(before)} is not the message id of a saved delivery of this task; pass a nextBefore value from an earlier page.`,
+        `before ${describeValue(before)} is not the message id of a saved delivery of this task; pass a nextBefore value from an earlier page.`,
       );
     }
     end = index;

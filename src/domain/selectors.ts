@@ -3,7 +3,7 @@
 // reported: the argument object's shape and unknown arguments (a misspelt selector is named),
 // then prompt, then title, then the selector count, then the one selector's own fields
 // (in the order they are listed in the tool schema), then not_future / time_out_of_range.
-import { type ArgObject, describeValue, hasArg, isPlainObject, listWords, ownValue, unknownKeys } from './argShape.ts';
+import { type ArgObject, describeKeys, describeValue, hasArg, isPlainObject, listWords, ownValue, unknownKeys } from './argShape.ts';
 import { parseAt } from './atSelector.ts';
 import { ScheduleError } from './errors.ts';
 import { normalizePrompt, normalizeTitle } from './fields.ts';
@@ -59,7 +59,7 @@ export function parseCreateArgs(args: unknown, nowMs: number): CreateRequest {
   if (extra.length > 0) {
     throw new ScheduleError(
       'invalid_selector',
-      `Unknown argument${extra.length > 1 ? 's' : ''} ${listWords(extra.map((k) => describeValue(k)))}. ` +
+      `Unknown argument${extra.length > 1 ? 's' : ''} ${describeKeys(extra)}. ` +
         `schedule_create accepts prompt, title and exactly one of ${SELECTOR_HELP}.`,
     );
   }
@@ -75,6 +75,36 @@ export function parseCreateArgs(args: unknown, nowMs: number): CreateRequest {
   }
   const rule = parseSelector(selector, ownValue(args, selector));
   return { title, prompt, rule, target: requireTarget(rule, nowMs) };
+}
+
+/**
+ * The rule named by an object holding exactly one timing selector and nothing else — creation's
+ * own validation without prompt and title, for previews. Throws a `ScheduleError` with the codes
+ * of creation (`invalid_selector`, `invalid_rule`, `invalid_time_zone`).
+ */
+export function parseTimingSelector(args: unknown): Rule {
+  if (!isPlainObject(args)) {
+    throw new ScheduleError(
+      'invalid_selector',
+      `A timing must be a JSON object with exactly one of ${SELECTOR_HELP}; got ${describeValue(args)}.`,
+    );
+  }
+  const extra = unknownKeys(args, SELECTORS);
+  if (extra.length > 0) {
+    throw new ScheduleError(
+      'invalid_selector',
+      `Unknown member${extra.length > 1 ? 's' : ''} ${describeKeys(extra)}; a timing is exactly one of ${SELECTOR_HELP}.`,
+    );
+  }
+  const given = SELECTORS.filter((name) => hasArg(args, name));
+  const selector = given[0];
+  if (selector === undefined || given.length > 1) {
+    throw new ScheduleError(
+      'invalid_selector',
+      `Give exactly one timing selector: ${SELECTOR_HELP}; ${given.length === 0 ? 'none was given' : `got ${listWords(given)}`}.`,
+    );
+  }
+  return parseSelector(selector, ownValue(args, selector));
 }
 
 function parseSelector(selector: Selector, value: unknown): Rule {
@@ -104,7 +134,7 @@ function selectorObject(name: keyof typeof OBJECT_SELECTORS, value: unknown): Ar
   if (extra.length > 0) {
     throw new ScheduleError(
       'invalid_rule',
-      `${name} has unknown member${extra.length > 1 ? 's' : ''} ${listWords(extra.map((k) => describeValue(k)))}; ` +
+      `${name} has unknown member${extra.length > 1 ? 's' : ''} ${describeKeys(extra)}; ` +
         `it accepts exactly ${listWords(keys)}, such as ${example}.`,
     );
   }

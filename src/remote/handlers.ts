@@ -38,6 +38,13 @@ export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unkn
       const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
       return answer(rows.map(catalogEntry));
     }
+    case 'get': {
+      const r = requestObject(method, request);
+      const id = ownValue(r, 'id');
+      const row = typeof id === 'string' ? ctx.table.getInSession(sessionIdOf(r), id) : undefined;
+      if (row === undefined) throw notFound(id);
+      return answer(catalogEntry(row));
+    }
     case 'list':
       return answer(activeViews(ctx, sessionIdOf(requestObject(method, request))));
     case 'history': {

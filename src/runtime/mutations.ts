@@ -2,6 +2,7 @@
 // namespace: create, update (with an optional complete-record compare-and-set), delete, and the
 // archive's Session stop. Each returns a plan; the slot writes its batch and only then answers.
 // A write that fails answers `persistence_uncertain` and changes nothing in memory.
+import { describeValue } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { recordFromRule } from '../domain/records.ts';
 import { recordsEqual } from '../domain/recordsEqual.ts';
@@ -33,10 +34,7 @@ export function persistenceFailure(error: unknown): { code: 'persistence_uncerta
 const failed = (error: unknown): { reply: SlotReply; effects: [] } => ({ reply: resolved(persistenceFailure(error)), effects: [] });
 
 const notFound = (id: unknown): ScheduleError =>
-  new ScheduleError(
-    'schedule_not_found',
-    `No task ${JSON.stringify(id) ?? String(id)} exists in this Session; list the Session's tasks to find its id.`,
-  );
+  new ScheduleError('schedule_not_found', `No task ${describeValue(id)} exists in this Session; list the Session's tasks to find its id.`);
 
 /** Validates creation arguments, reserves an id and writes the new active row. */
 export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): SlotPlan {

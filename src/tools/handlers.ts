@@ -1,7 +1,7 @@
 // The model tools' handlers: each checks the shape of its arguments (unknown members are refused,
 // naming them), then plans one mailbox slot bound to the calling Session. A tool never reaches
 // another Session's task: lookups are by (Session, id).
-import { describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
+import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { activeViews, planCreate, planDelete, planUpdate, type SlotContext } from '../runtime/mutations.ts';
 import { answer, type SlotPlan } from '../runtime/slotPlan.ts';
@@ -18,7 +18,7 @@ function objectArgs(tool: string, args: unknown, allowed: readonly string[]): Re
   const extra = unknownKeys(args, allowed);
   if (extra.length > 0) {
     const accepted = allowed.length === 0 ? 'it takes no arguments' : `accepted: ${listWords(allowed)}`;
-    throw new ScheduleError('invalid_selector', `${tool} does not accept ${listWords(extra.map((k) => JSON.stringify(k)))}; ${accepted}.`);
+    throw new ScheduleError('invalid_selector', `${tool} does not accept ${describeKeys(extra)}; ${accepted}.`);
   }
   return args;
 }

@@ -2,6 +2,7 @@
 // dialect is refused with `invalid_rule` and a message naming the offending field and saying
 // what it accepts. Fields are separated by runs of spaces or tabs; leading and trailing spaces
 // and tabs are ignored.
+import { describeValue } from '../argShape.ts';
 import { ScheduleError } from '../errors.ts';
 import { CRON_FIELD_RANGES, type CronFieldName, type CronFieldRange, type CronSpec, fieldSet } from './spec.ts';
 
@@ -36,14 +37,14 @@ export function parseCron(expression: unknown, field = 'cron.expression'): CronS
   if (text === '') throw invalidRule(`${field} is empty; it needs ${FIELDS}.`);
   if (text.startsWith('@')) {
     throw invalidRule(
-      `${field} ${JSON.stringify(text)}: macros such as @daily are not supported; write the ${FIELDS} instead, for example "0 0 * * *" for every day at midnight.`,
+      `${field} ${describeValue(text)}: macros such as @daily are not supported; write the ${FIELDS} instead, for example "0 0 * * *" for every day at midnight.`,
     );
   }
   const parts = text.split(/[ \t]+/);
   if (parts.length !== 5) {
     const extra = parts.length > 5 ? '; seconds and year fields are not supported' : '';
     const count = `${parts.length} field${parts.length === 1 ? '' : 's'}`;
-    throw invalidRule(`${field} ${JSON.stringify(text)} has ${count}; it needs ${FIELDS}${extra}.`);
+    throw invalidRule(`${field} ${describeValue(text)} has ${count}; it needs ${FIELDS}${extra}.`);
   }
   const [minute, hour, dom, month, dow] = CRON_FIELD_RANGES;
   const [minuteText, hourText, domText, monthText, dowText] = parts as [string, string, string, string, string];
@@ -67,9 +68,9 @@ function parseField(text: string, range: CronFieldRange, argument: string): Uint
   for (const item of text.split(',')) {
     const parsed = parseItem(item, range);
     if (typeof parsed === 'string') {
-      const where = item === text ? '' : ` (item ${JSON.stringify(item)})`;
+      const where = item === text ? '' : ` (item ${describeValue(item)})`;
       throw invalidRule(
-        `${argument}: the ${range.name} field ${JSON.stringify(text)} ${parsed.replace('%', where)}; ${ACCEPTS[range.name]}, ${FORMS}.`,
+        `${argument}: the ${range.name} field ${describeValue(text)} ${parsed.replace('%', where)}; ${ACCEPTS[range.name]}, ${FORMS}.`,
       );
     }
     for (let v = parsed.lo; v <= parsed.hi; v += parsed.step) members[v] = 1;

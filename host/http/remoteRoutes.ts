@@ -1,0 +1,60 @@
+// The remote namespace over HTTP (SPEC §5), the Session list and the Session transcripts.
+// Session ids in paths are checked before anything else runs; the service validates the rest
+// and its answers are sent as they are.
+import type { Hono } from 'hono';
+import { isSessionId, SESSION_ID_RULE } from '../sessions/sessionId.ts';
+import type { HostStack } from '../stack.ts';
+import { HostHttpError, sendFailure, sendResult } from './failures.ts';
+import { readJsonObject } from './requestGuards.ts';
+
+/** Page size of `history` when the request gives no `limit`. */
+export const DEFAULT_HISTORY_LIMIT = 20;
+
+const integerOrText = (text: string): number | string => (/^\d{1,6}$/.test(text) ? Number(text) : text);
+
+/** Registers the remote namespace and transcript routes. */
+export function remoteRoutes(app: Hono, stack: HostStack): void {
+  const { service, sessions } = stack;
+
+  app.use('/api/sessions/:id/*', async (c, next) => {
+    const id = c.req.param('id');
+    if (!isSessionId(id)) return sendFailure(c, 'invalid_session_id', `${JSON.stringify(id)} is not a Session id. ${SESSION_ID_RULE}`);
+    await next();
+  });
+
+  app.get('/api/catalog', async (c) => c.json(await service.remote.catalog()));
+
+  app.get('/api/sessions', async (c) => {
+    const [files, catalog] = await Promise.all([sessions.list(), service.remote.catalog()]);
+    return c.json([...new Set([...files, ...catalog.map((entry) => entry.sessionId)])].sort());
+  });
+
+  app.get('/api/sessions/:id/tasks', async (c) => c.json(await service.remote.list({ sessionId: c.req.param('id') })));
+
+  app.get('/api/sessions/:id/tasks/:task', async (c) =>
+    sendResult(c, await service.remote.get({ sessionId: c.req.param('id'), id: c.req.param('task') })),
+  );
+
+  app.get('/api/sessions/:id/tasks/:task/history', async (c) => {
+    const limit = c.req.query('limit');
+    const before = c.req.query('before');
+    // A `limit` that is not a whole number goes on as sent: the service refuses it (invalid_rule).
+    const pageSize = (limit === undefined ? DEFAULT_HISTORY_LIMIT : integerOrText(limit)) as number;
+    const request = { sessionId: c.req.param('id'), id: c.req.param('task'), limit: pageSize };
+    return sendResult(c, await service.remote.history(before === undefined ? request : { ...request, before }));
+  });
+
+  app.patch('/api/sessions/:id/tasks/:task', async (c) => {
+    const body = await readJsonObject(c);
+    if ('sessionId' in body || 'id' in body)
+      throw new HostHttpError('invalid_request', 'The Session and task ids come from the URL; leave sessionId and id out of the body.');
+    const { expected, ...edits } = body;
+    return sendResult(c, await service.remote.update({ ...edits, expected, sessionId: c.req.param('id'), id: c.req.param('task') }));
+  });
+
+  app.delete('/api/sessions/:id/tasks/:task', async (c) =>
+    sendResult(c, await service.remote.delete({ sessionId: c.req.param('id'), id: c.req.param('task') })),
+  );
+
+  app.get('/api/sessions/:id/transcript', async (c) => c.json(await sessions.transcript(c.req.param('id'))));
+}

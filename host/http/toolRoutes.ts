@@ -1,0 +1,16 @@
+// The model tools over HTTP: their JSON Schemas, and calls made as the Session in the path would
+// make them. The body is the tool's arguments; the answer is the tool's JSON value.
+import type { Hono } from 'hono';
+import type { HostStack } from '../stack.ts';
+import { sendResult } from './failures.ts';
+import { readJsonObject } from './requestGuards.ts';
+
+/** Registers `GET /api/tools` and `POST /api/sessions/:id/tools/:name`. */
+export function toolRoutes(app: Hono, stack: HostStack): void {
+  app.get('/api/tools', (c) => c.json(stack.service.toolDefinitions));
+
+  app.post('/api/sessions/:id/tools/:name', async (c) => {
+    const args = await readJsonObject(c, true);
+    return sendResult(c, await stack.service.callTool(c.req.param('id'), c.req.param('name'), args));
+  });
+}

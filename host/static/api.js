@@ -1,0 +1,46 @@
+// The page's access to the Host: JSON requests that turn failures into ApiError (carrying the
+// SPEC or Host code), and the live event stream.
+
+/** A failed request: `code` and `message` as the Host sent them. */
+export class ApiError extends Error {
+  constructor(code, message, status) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** Sends a request; resolves to the JSON answer, rejects with ApiError. */
+export async function api(method, path, body) {
+  const init = { method, headers: { accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError('host_unreachable', 'The Host does not answer. Is it still running?', 0);
+  }
+  const value = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new ApiError(value?.code ?? 'internal_error', value?.message ?? `HTTP ${response.status}`, response.status);
+  }
+  return value;
+}
+
+/** The path of a task's resource. */
+export const taskPath = (sessionId, id) => `/api/sessions/${encodeURIComponent(sessionId)}/tasks/${encodeURIComponent(id)}`;
+
+/**
+ * Listens to `/api/events`; `handlers` maps event names (`schedule/changed`, `delivery`, `clock`,
+ * `ready`) to functions of the parsed data. Returns a function that stops listening.
+ */
+export function listenToEvents(handlers) {
+  const source = new EventSource('/api/events');
+  for (const [name, handler] of Object.entries(handlers)) {
+    source.addEventListener(name, (event) => handler(JSON.parse(event.data)));
+  }
+  return () => source.close();
+}

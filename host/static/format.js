@@ -1,0 +1,90 @@
+// How the page writes instants, durations and timing rules. Instants are shown as wall-clock
+// readings in an explicit zone (the task's, and the browser's), never in an implied one.
+
+/** The browser's IANA time zone. */
+export const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+const formatters = new Map();
+function formatter(zone) {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'shortOffset',
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/** The wall-clock reading of `iso` in `zone`: `{weekday, year, month, day, hour, minute, second, timeZoneName}`. */
+export const wallReading = (iso, zone) =>
+  Object.fromEntries(
+    formatter(zone)
+      .formatToParts(new Date(iso))
+      .map((p) => [p.type, p.value]),
+  );
+
+/** `Tue 2030-01-01 09:00` (seconds only when not zero) and the offset, in `zone`. */
+export function formatInZone(iso, zone) {
+  if (!iso) return '—';
+  const parts = wallReading(iso, zone);
+  const seconds = parts.second === '00' ? '' : `:${parts.second}`;
+  return `${parts.weekday} ${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}${seconds} ${parts.timeZoneName}`;
+}
+
+/** `in 5 min`, `3 h ago`: how far `iso` is from `nowMs`. */
+export function relative(iso, nowMs) {
+  const diff = Date.parse(iso) - nowMs;
+  const words = duration(Math.abs(diff) / 1000);
+  if (Math.abs(diff) < 1000) return 'now';
+  return diff > 0 ? `in ${words}` : `${words} ago`;
+}
+
+/** A number of seconds in the largest fitting unit: `90 s`, `15 min`, `2 h 30 min`, `3 d`. */
+export function duration(seconds) {
+  const s = Math.round(seconds);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) {
+    const h = Math.floor(s / 3600);
+    const m = Math.round((s % 3600) / 60);
+    return m === 0 ? `${h} h` : `${h} h ${m} min`;
+  }
+  return `${Math.round(s / 86_400)} d`;
+}
+
+export const WEEKDAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+const shortTime = (time) => (time.endsWith(':00') && time.length === 8 ? time.slice(0, 5) : time);
+
+/** The zone a record's times are read in (UTC for after, at and every). */
+export const recordZone = (record) => record.timeZone ?? 'UTC';
+
+/** The timing of a record in words. */
+export function describeTiming(record) {
+  switch (record.kind) {
+    case 'after':
+      return `once, ${duration(record.afterSeconds)} after it was set`;
+    case 'at':
+      return 'once, at a fixed instant';
+    case 'every':
+      return `every ${duration(record.everySeconds)}`;
+    case 'daily':
+      return `at ${shortTime(record.time)} (${record.timeZone})`;
+    case 'weekly':
+      return `${record.weekdays.map((d) => WEEKDAY_NAMES[d - 1]).join(', ')} at ${shortTime(record.time)} (${record.timeZone})`;
+    case 'cron':
+      return `${record.expression} (${record.timeZone})`;
+    default:
+      return record.kind;
+  }
+}

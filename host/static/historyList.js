@@ -1,0 +1,62 @@
+// A task's delivery history, newest first, one page at a time: "Older deliveries" follows the
+// Host's `nextBefore` cursor, "Newest" goes back to the first page. A new delivery reloads the
+// first page.
+import { api, taskPath } from './api.js';
+import { browserZone, formatInZone } from './format.js';
+import { html, useEffect, useState } from './html.js';
+
+/** The history of one task; `version` changes when it may have grown. */
+export function HistoryList({ sessionId, id, version, pageSize = 10 }) {
+  const [cursor, setCursor] = useState(undefined);
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+  const zone = browserZone();
+
+  useEffect(() => setCursor(undefined), [sessionId, id, version]);
+  useEffect(() => {
+    let live = true;
+    const query = `?limit=${pageSize}${cursor === undefined ? '' : `&before=${encodeURIComponent(cursor)}`}`;
+    api('GET', `${taskPath(sessionId, id)}/history${query}`)
+      .then((p) => {
+        if (!live) return;
+        setPage(p);
+        setError(null);
+      })
+      .catch((e) => live && setError(e));
+    return () => {
+      live = false;
+    };
+  }, [sessionId, id, version, cursor, pageSize]);
+
+  return html`<section aria-labelledby="history-heading">
+    <h3 id="history-heading">Delivery history</h3>
+    ${error && html`<p class="error" role="alert"><code>${error.code}</code> ${error.message}</p>`}
+    ${
+      page &&
+      (page.records.length === 0
+        ? html`<p class="empty">No deliveries yet.</p>`
+        : html`<table aria-label="Delivery history">
+          <thead>
+            <tr><th scope="col">Occurrence (${zone})</th><th scope="col">Delivered</th><th scope="col">Message</th></tr>
+          </thead>
+          <tbody>
+            ${page.records.map(
+              (r) => html`<tr key=${r.messageId}>
+                <td class="when">${formatInZone(r.scheduledAt, zone)}</td>
+                <td class="when">${formatInZone(r.deliveredAt, zone)}</td>
+                <td><code>${r.messageId}</code></td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`)
+    }
+    ${
+      page &&
+      html`<div class="actions">
+      ${cursor !== undefined && html`<button type="button" onClick=${() => setCursor(undefined)}>Newest</button>`}
+      ${page.nextBefore !== undefined && html`<button type="button" onClick=${() => setCursor(page.nextBefore)}>Older deliveries</button>`}
+      <span class="muted">Kept: ${page.retention.records} receipts, ${page.retention.days} days${page.earlierRecordsPruned ? ' · older ones were pruned' : ''}${page.earlierRecordsUnavailable ? ' · earlier deliveries have no receipt' : ''}</span>
+    </div>`
+    }
+  </section>`;
+}

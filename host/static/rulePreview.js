@@ -1,0 +1,48 @@
+// A live preview of a recurring timing while it is being typed: the first occurrences the Host
+// computes for it (in the rule's zone and the browser's), or the Host's reason to refuse it.
+import { api } from './api.js';
+import { browserZone, formatInZone } from './format.js';
+import { html, useEffect, useState } from './html.js';
+import { selectorOf } from './timing.js';
+
+const PREVIEWABLE = new Set(['every_seconds', 'daily', 'weekly', 'cron']);
+
+/** Shows the first `count` occurrences of `state`, refreshed 300 ms after the last change. */
+export function RulePreview({ state, count = 3 }) {
+  const [result, setResult] = useState(null);
+  const key = JSON.stringify(selectorOf(state));
+  const previewable = PREVIEWABLE.has(state.kind);
+
+  useEffect(() => {
+    if (!previewable) return undefined;
+    let live = true;
+    const timer = setTimeout(() => {
+      api('POST', '/api/preview', { ...JSON.parse(key), count })
+        .then((occurrences) => live && setResult({ occurrences, key }))
+        .catch((error) => live && setResult({ error, key }));
+    }, 300);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [key, count, previewable]);
+
+  if (!previewable || result === null) return null;
+  const zone = state.kind === 'every_seconds' ? 'UTC' : state.zone.trim();
+  // Until the new answer arrives, the previous one stays, dimmed.
+  return html`<div class=${`rule-preview ${result.key === key ? '' : 'stale'}`} aria-live="polite">
+    ${
+      result.error
+        ? html`<p class="hint">${result.error.message}</p>`
+        : html`<p class="hint">First occurrences:</p>
+          <ul>
+            ${result.occurrences.map(
+              (o) => html`<li>
+                ${formatInZone(o.at, zone)}${zone === browserZone() ? '' : html` <span class="muted">· ${formatInZone(o.at, browserZone())}</span>`}
+                ${o.notes.map((n) => html`<div class="note">${n}</div>`)}
+              </li>`,
+            )}
+          </ul>`
+    }
+  </div>`;
+}

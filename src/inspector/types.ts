@@ -1,0 +1,91 @@
+// The shapes the schedule inspector hands out: one record per live actor (the actor tree, kept
+// flat with parent links), one entry per recorded inspection event (the ring of recent events),
+// the view that `snapshot()` serialises, and the updates a subscriber receives. Plain data only:
+// no actor references, no event payloads, so the view stays small and can cross a wire.
+import type { StateValue } from 'xstate';
+
+/** What an actor is in the schedule's actor system. */
+export type InspectedActorKind = 'supervisor' | 'session' | 'task' | 'effect' | 'other';
+
+/** An actor's status, as XState reports it. */
+export type InspectedActorStatus = 'active' | 'done' | 'error' | 'stopped';
+
+/** One live actor of the tree. */
+export interface InspectedActor {
+  /** XState's system-unique key of the actor (its `sessionId`, e.g. `x:3`). */
+  readonly key: string;
+  /** The actor's id under its parent: `supervisor`, `session:<Session id>`, a task id, or an invoke id. */
+  readonly id: string;
+  readonly kind: InspectedActorKind;
+  /** The parent's key; absent for a root. */
+  readonly parent?: string;
+  /** The schedule Session the actor belongs to (Session actors, tasks and their effects). */
+  readonly session?: string;
+  /** The current state value (machines only). */
+  readonly state?: StateValue;
+  readonly status: InspectedActorStatus;
+  /** The type of the last event the actor processed. */
+  readonly lastEvent?: string;
+  /** Tasks: the committed next target (`record.scheduledAt`). */
+  readonly target?: string;
+  /** Tasks: the record's title. */
+  readonly title?: string;
+  /** Effects: the name of the provided actor logic (`deliverBatch`, `openDomain`, …). */
+  readonly src?: string;
+}
+
+/** Which inspection events the ring can hold (the `@xstate.` prefix dropped). */
+export type InspectorEntryType = 'actor' | 'event' | 'snapshot' | 'microstep' | 'action';
+
+/** One recorded inspection event. */
+export interface InspectorEntry {
+  /** Increases by one per recorded entry, across resets too. */
+  readonly seq: number;
+  /** When it was recorded (the inspector's clock, epoch ms). */
+  readonly at: number;
+  readonly type: InspectorEntryType;
+  readonly actorKey: string;
+  readonly actorId: string;
+  readonly kind: InspectedActorKind;
+  /** The schedule Session the entry concerns, when known. */
+  readonly session?: string;
+  /** `event`, `snapshot`, `microstep`: the event's type. */
+  readonly event?: string;
+  /** `event`: the sender's actor id (absent for events sent from outside the system). */
+  readonly source?: string;
+  /** `snapshot`, `microstep`: the state value after the event. */
+  readonly state?: StateValue;
+  /** `snapshot`: the status after the event. */
+  readonly status?: InspectedActorStatus;
+  /** `action`: the action's type. */
+  readonly action?: string;
+}
+
+/** Narrows a view or a subscription to one schedule Session. */
+export interface InspectorFilter {
+  /** Only this Session's actors (with their ancestors, so the tree stays connected) and entries. */
+  readonly sessionId?: string;
+  /** At most this many of the newest entries. */
+  readonly limit?: number;
+}
+
+/** What `view()` returns and `snapshot()` serialises. */
+export interface InspectorView {
+  /** Live actors, parents before children, in creation order. */
+  readonly actors: readonly InspectedActor[];
+  /** Recent entries, oldest first. */
+  readonly events: readonly InspectorEntry[];
+  /** Live actors by kind (before filtering). */
+  readonly counts: Readonly<Record<InspectedActorKind, number>>;
+  /** Ring size and how many entries it has dropped since the last reset. */
+  readonly ring: { readonly capacity: number; readonly dropped: number };
+}
+
+/** What a subscriber receives. */
+export type InspectorUpdate =
+  /** A recorded entry, with its actor as it is after the entry (absent once the actor is gone). */
+  | { readonly type: 'entry'; readonly entry: InspectorEntry; readonly actor?: InspectedActor }
+  /** Actors dropped without entries of their own (the tree of a closed service). */
+  | { readonly type: 'removed'; readonly keys: readonly string[] }
+  /** Everything was cleared (`reset()`). */
+  | { readonly type: 'reset' };

@@ -1,0 +1,113 @@
+// The remote namespace over HTTP against an in-process Host on a test clock: catalog and list,
+// staged updates with `expected` (saved, conflict, not found, ended), delete, history paging,
+// and the SPEC codes and statuses of refusals.
+import type { CatalogEntry, ScheduleView } from '../../src/index.ts';
+import { startTestHost, type TestHost } from './support.ts';
+
+let t: TestHost;
+beforeEach(async () => {
+  t = await startTestHost();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const daily = { title: 'Stand-up', prompt: 'collect notes', daily: { time: '09:00:00', time_zone: 'Europe/Berlin' } };
+
+describe('remote namespace over HTTP', () => {
+  it('GET /api/catalog lists active and inactive tasks with their Session; list has the active ones of one Session', async () => {
+    await t.create('alpha', daily);
+    await t.create('beta', { title: 'Tea', prompt: 'tea', after_seconds: 60 });
+    await t.advance(60_000);
+    const catalog = await t.get<CatalogEntry[]>('/api/catalog');
+    expect(catalog.status).toBe(200);
+    expect(catalog.body.map((e) => [e.sessionId, e.record.title, e.status, e.lastDelivery !== undefined])).toEqual([
+      ['alpha', 'Stand-up', 'active', false],
+      ['beta', 'Tea', 'inactive', true],
+    ]);
+    expect((await t.get<ScheduleView[]>('/api/sessions/alpha/tasks')).body.map((v) => v.title)).toEqual(['Stand-up']);
+    expect((await t.get<ScheduleView[]>('/api/sessions/beta/tasks')).body).toEqual([]);
+  });
+
+  it('PATCH with the record as expected saves a title and a new timing', async () => {
+    const { body: view } = await t.create('alpha', daily);
+    const [entry] = (await t.get<CatalogEntry[]>('/api/catalog')).body;
+    const r = await t.send<ScheduleView>('PATCH', `/api/sessions/alpha/tasks/${view.id}`, {
+      expected: entry?.record,
+      title: 'Stand-up (moved)',
+      change: { kind: 'cron', expression: '30 10 * * 1-5', time_zone: 'Asia/Shanghai' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: view.id, kind: 'cron', title: 'Stand-up (moved)', scheduledAt: '2030-01-08T02:30:00.000Z' });
+  });
+
+  it('PATCH with a stale expected record is schedule_conflict (409) and writes nothing', async () => {
+    const { body: view } = await t.create('alpha', daily);
+    const [entry] = (await t.get<CatalogEntry[]>('/api/catalog')).body;
+    await t.send('PATCH', `/api/sessions/alpha/tasks/${view.id}`, { expected: entry?.record, title: 'First' });
+    const r = await t.send('PATCH', `/api/sessions/alpha/tasks/${view.id}`, { expected: entry?.record, title: 'Second' });
+    expect(r).toMatchObject({ status: 409, body: { code: 'schedule_conflict' } });
+    expect((await t.get<CatalogEntry[]>('/api/catalog')).body[0]?.record.title).toBe('First');
+  });
+
+  it('PATCH of another Session’s task is schedule_not_found (404); of an ended one schedule_ended (409)', async () => {
+    const { body: view } = await t.create('alpha', { title: 'Tea', prompt: 'tea', after_seconds: 60 });
+    const [entry] = (await t.get<CatalogEntry[]>('/api/catalog')).body;
+    const wrong = await t.send('PATCH', `/api/sessions/beta/tasks/${view.id}`, { expected: entry?.record, title: 'x' });
+    expect(wrong).toMatchObject({ status: 404, body: { code: 'schedule_not_found' } });
+    await t.advance(60_000);
+    const ended = await t.send('PATCH', `/api/sessions/alpha/tasks/${view.id}`, { expected: entry?.record, title: 'x' });
+    expect(ended).toMatchObject({ status: 409, body: { code: 'schedule_ended' } });
+  });
+
+  it('PATCH refuses ids in the body and non-object bodies without touching the task', async () => {
+    const { body: view } = await t.create('alpha', daily);
+    const r = await t.send('PATCH', `/api/sessions/alpha/tasks/${view.id}`, { id: 'other', expected: {} });
+    expect(r).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    expect((await t.send('PATCH', `/api/sessions/alpha/tasks/${view.id}`, '[1]')).body).toMatchObject({ code: 'invalid_request' });
+    const missing = await t.send('PATCH', `/api/sessions/alpha/tasks/${view.id}`, { title: 'x' });
+    expect(missing).toMatchObject({ status: 400, body: { code: 'invalid_selector' } });
+  });
+
+  it('DELETE removes the task; a second DELETE answers {deleted:false, code:"schedule_not_found"} with 404', async () => {
+    const { body: view } = await t.create('alpha', daily);
+    expect(await t.send('DELETE', `/api/sessions/alpha/tasks/${view.id}`)).toEqual({ status: 200, body: { id: view.id, deleted: true } });
+    expect(await t.send('DELETE', `/api/sessions/alpha/tasks/${view.id}`)).toEqual({
+      status: 404,
+      body: { id: view.id, deleted: false, code: 'schedule_not_found' },
+    });
+    expect((await t.get('/api/catalog')).body).toEqual([]);
+    expect((await t.get(`/api/sessions/alpha/tasks/${view.id}/history`)).status).toBe(404);
+  });
+
+  it('history pages newest first with limit and before; a bad limit is invalid_rule, an unknown cursor delivery_cursor_not_found', async () => {
+    const { body: view } = await t.create('alpha', { title: 'Tick', prompt: 'tick', every_seconds: 60 });
+    for (let i = 0; i < 3; i++) await t.advance(60_000);
+    const base = `/api/sessions/alpha/tasks/${view.id}/history`;
+    const first = await t.get<{ records: Array<{ messageId: string }>; nextBefore?: string }>(`${base}?limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.body.records.map((r) => r.messageId)).toEqual(['msg-3', 'msg-2']);
+    expect(first.body.nextBefore).toBe('msg-2');
+    const second = await t.get<{ records: Array<{ messageId: string }>; nextBefore?: string }>(`${base}?limit=2&before=msg-2`);
+    expect(second.body.records.map((r) => r.messageId)).toEqual(['msg-1']);
+    expect(second.body.nextBefore).toBeUndefined();
+    expect((await t.get(`${base}`)).body).toMatchObject({ retention: { days: 30, records: 200 } });
+    expect(await t.get(`${base}?limit=0`)).toMatchObject({ status: 400, body: { code: 'invalid_rule' } });
+    expect(await t.get(`${base}?limit=ten`)).toMatchObject({ status: 400, body: { code: 'invalid_rule' } });
+    expect(await t.get(`${base}?before=msg-99`)).toMatchObject({ status: 400, body: { code: 'delivery_cursor_not_found' } });
+  });
+
+  it('refuses Session ids that are not safe file names with invalid_session_id', async () => {
+    for (const id of ['..x', '.hidden', 'a%2Fb', 'x'.repeat(65)]) {
+      expect(await t.get(`/api/sessions/${id}/tasks`)).toMatchObject({ status: 400, body: { code: 'invalid_session_id' } });
+    }
+    expect(await t.create('.hidden', daily)).toMatchObject({ status: 400, body: { code: 'invalid_session_id' } });
+  });
+
+  it('GET /api/sessions lists Sessions with tasks or transcripts', async () => {
+    await t.create('beta', daily);
+    await t.create('alpha', { title: 'Tea', prompt: 'tea', after_seconds: 60 });
+    await t.advance(60_000);
+    expect((await t.get('/api/sessions')).body).toEqual(['alpha', 'beta']);
+  });
+});
