@@ -150,14 +150,17 @@ export const sessionMachine = setup({
   },
   states: {
     idle: {
+      description: 'No attempt in flight; tasks reported due start one.',
       always: { guard: 'hasDue', target: 'starting' },
     },
     /** Takes the due, overdue tasks into an attempt; with none left (edited or deleted meanwhile) there is nothing to do. */
     starting: {
+      description: 'Takes every due task into one attempt (none left: back to idle).',
       entry: 'startAttempt',
       always: [{ guard: 'nothingInFlight', target: 'idle' }, { target: 'delivering' }],
     },
     delivering: {
+      description: 'Resolve the Agent, append the messages, flush the Session.',
       invoke: {
         src: 'deliverBatch',
         input: ({ context }) => ({ sessionId: context.sessionId, now: context.now, rows: context.inFlight }),
@@ -188,6 +191,7 @@ export const sessionMachine = setup({
       },
     },
     committing: {
+      description: "The flushed outcome waits in the supervisor's mailbox to be recorded.",
       on: { 'delivery.settle': { target: 'idle', actions: 'settleAttempt' } },
     },
   },

@@ -193,6 +193,7 @@ export const supervisorMachine = setup({
   initial: 'opening',
   states: {
     opening: {
+      description: 'Decodes the stored domain and spawns the actors of the active tasks.',
       invoke: {
         src: 'openDomain',
         onDone: { target: 'running', actions: 'spawnRows' },
@@ -200,6 +201,7 @@ export const supervisorMachine = setup({
       },
     },
     running: {
+      description: 'One mailbox: calls and delivery commits run one slot at a time, in arrival order.',
       initial: 'idle',
       invoke: { id: 'slots', src: 'slotRunner' },
       on: {
@@ -211,18 +213,21 @@ export const supervisorMachine = setup({
       },
       states: {
         idle: {
+          description: 'The mailbox is empty.',
           always: [
             { guard: 'hasQueued', target: 'busy' },
             { guard: 'closeRequested', target: '#supervisor.closing' },
           ],
         },
         busy: {
+          description: 'The slot at the head of the mailbox runs; its write is awaited here.',
           entry: sendTo('slots', ({ context }): SlotRunEvent => ({ type: 'slot.run', commands: slotCommands(context.queue) })),
           on: { 'slot.done': { target: 'idle', actions: ['applyEffects', 'reportSlot', 'dequeue'] } },
         },
       },
     },
     closing: {
+      description: 'The mailbox is drained; the storage closes.',
       invoke: {
         src: 'closeDomain',
         onDone: { target: 'closed' },
@@ -235,8 +240,8 @@ export const supervisorMachine = setup({
      * children of an actor). A closed supervisor is idle and holds no timers; the service drops
      * its reference and the whole tree is reclaimed by the garbage collector.
      */
-    closed: {},
-    failed: { type: 'final' },
+    closed: { description: 'Closed; the service has dropped the actor tree.' },
+    failed: { type: 'final', description: 'The stored domain could not be opened.' },
   },
 });
 

@@ -50,12 +50,14 @@ export const taskMachine = setup({
   initial: 'scheduled',
   states: {
     scheduled: {
+      description: 'The target is in the future; a tick at or after it makes the task overdue.',
       on: {
         'clock.tick': { guard: 'isDue', target: 'overdue' },
         'task.updated': [{ guard: 'rowIsDue', target: 'overdue', actions: 'storeRow' }, { actions: 'storeRow' }],
       },
     },
     overdue: {
+      description: "The target has passed; the task waits for its Session's next delivery attempt.",
       on: {
         'delivery.start': { target: 'delivering' },
         'clock.tick': { guard: not('isDue'), target: 'scheduled' },
@@ -66,6 +68,7 @@ export const taskMachine = setup({
       },
     },
     delivering: {
+      description: "In the Session's attempt in flight; nothing is recorded until the flushed delivery is committed.",
       on: {
         'delivery.committed': [
           { guard: 'rowEnded', target: 'inactive', actions: 'storeRow' },
@@ -76,7 +79,10 @@ export const taskMachine = setup({
         'task.updated': { actions: 'storeRow' },
       },
     },
-    inactive: { type: 'final' },
+    inactive: {
+      type: 'final',
+      description: 'A one-shot was delivered or a recurring rule has no further target; the row is kept with its history.',
+    },
   },
 });
 

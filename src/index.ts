@@ -31,6 +31,22 @@ export type {
   TaskStatus,
   WeeklyRecord,
 } from './domain/types.ts';
+// The live inspector (the service's `inspect` option)
+export {
+  createScheduleInspector,
+  type InspectedActor,
+  type InspectedActorKind,
+  type InspectedActorStatus,
+  type InspectorEntry,
+  type InspectorEntryType,
+  type InspectorFilter,
+  type InspectorUpdate,
+  type InspectorView,
+  parseInspectorSnapshot,
+  type ScheduleInspector,
+  type ScheduleInspectorOptions,
+} from './inspector/index.ts';
+
 // The legacy session-local log (SPEC §7)
 export {
   decodeScheduleChange,

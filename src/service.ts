@@ -10,6 +10,7 @@ import { type OpenedDomain, type SlotRunEvent, supervisorMachine } from '../mach
 import { jsonFileStorage } from './adapters/jsonFileStorage.ts';
 import { systemClock } from './adapters/systemClock.ts';
 import { ScheduleError } from './domain/errors.ts';
+import { instantMs } from './domain/instant.ts';
 import type { CatalogEntry, ScheduleView } from './domain/types.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from './ports.ts';
 import { Activity } from './runtime/activity.ts';
@@ -100,6 +101,10 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     config,
     activity,
     sessionOf: (id) => table.get(id)?.sessionId,
+    targetOf: (id) => {
+      const row = table.get(id);
+      return row === undefined || row.status !== 'active' ? undefined : instantMs(row.record.scheduledAt);
+    },
     onDue: (now, due) => actor?.send({ type: 'clock.wake', now, due }),
   });
   const slotDeps = () => ({ table, storage, clock, logger, config, scheduler, attempting });

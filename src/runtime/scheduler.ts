@@ -20,6 +20,8 @@ export interface SchedulerOptions {
   readonly activity: Activity;
   /** The Session a task belongs to (undefined once it is gone). */
   readonly sessionOf: (id: string) => string | undefined;
+  /** The committed target of an active task (epoch ms), undefined once it is gone or ended. */
+  readonly targetOf: (id: string) => number | undefined;
   /** Receives the due tasks of one wake, grouped by Session. */
   readonly onDue: (now: number, due: DueTasks[]) => void;
 }
@@ -50,10 +52,22 @@ export class Scheduler {
     this.queue.delete(id);
   }
 
-  /** A delivery attempt failed for these tasks: retry with backoff, or park them. */
+  /**
+   * A delivery attempt failed for these tasks: retry with backoff, or park them. A task whose
+   * target moved into the future meanwhile (an edit landed during the attempt) simply waits for
+   * that target.
+   */
   failed(ids: readonly string[], now: number): void {
     const policy = this.options.config.retry;
     for (const id of ids) {
+      const target = this.options.targetOf(id);
+      if (target === undefined) continue;
+      if (target > now) {
+        this.failures.delete(id);
+        this.parked.delete(id);
+        this.queue.set(id, target);
+        continue;
+      }
       const attempt = (this.failures.get(id) ?? 0) + 1;
       this.failures.set(id, attempt);
       if (policy === false) {
@@ -123,14 +137,27 @@ export class Scheduler {
     }
   }
 
+  /**
+   * Hands the tasks due by now to their Sessions. Only a task whose target has passed is handed
+   * out: one whose target is ahead (a retry time outlived an edit, or the clock stepped back while
+   * it was parked) goes back on the queue at its target, so no active task ever leaves the queue
+   * without being delivered.
+   */
   private wake(kicked: boolean): void {
     const now = this.options.clock.now();
-    const ids = this.queue.takeDue(now);
-    if ((ids.length > 0 || kicked) && this.parked.size > 0) {
-      ids.push(...this.parked);
+    const taken = this.queue.takeDue(now);
+    if ((taken.length > 0 || kicked) && this.parked.size > 0) {
+      taken.push(...this.parked);
       this.parked.clear();
     }
-    if (ids.length > 0) this.options.onDue(now, this.group(ids));
+    const due: string[] = [];
+    for (const id of taken) {
+      const target = this.options.targetOf(id);
+      if (target === undefined) continue;
+      if (target > now) this.queue.set(id, target);
+      else due.push(id);
+    }
+    if (due.length > 0) this.options.onDue(now, this.group(due));
     this.rearm();
   }
 

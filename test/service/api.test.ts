@@ -38,7 +38,8 @@ describe('unexpected errors', () => {
     const result = await h.svc.callTool('s1', 'schedule_create', hostile);
     expect(result).toEqual({ code: 'internal_error', message: INTERNAL_ERROR_MESSAGE });
     const logged = h.logs.find((l) => l.level === 'error');
-    expect((logged?.data as { cause: Error }).cause.message).toBe('getter exploded');
+    expect(logged).toBeDefined();
+    expect((logged!.data as { cause: Error }).cause.message).toBe('getter exploded');
     // the service keeps working
     expect((await create(h, 's1', { after_seconds: 60 })).id).toBe('sch_1');
   });
