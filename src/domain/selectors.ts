@@ -65,15 +65,7 @@ export function parseCreateArgs(args: unknown, nowMs: number): CreateRequest {
   }
   const prompt = normalizePrompt(ownValue(args, 'prompt'));
   const title = normalizeTitle(ownValue(args, 'title'));
-  const given = SELECTORS.filter((name) => hasArg(args, name));
-  const selector = given[0];
-  if (selector === undefined || given.length > 1) {
-    throw new ScheduleError(
-      'invalid_selector',
-      `Give exactly one timing selector: ${SELECTOR_HELP}; ${given.length === 0 ? 'none was given' : `got ${listWords(given)}`}.`,
-    );
-  }
-  const rule = parseSelector(selector, ownValue(args, selector));
+  const rule = parseOneSelector(args);
   return { title, prompt, rule, target: requireTarget(rule, nowMs) };
 }
 
@@ -96,6 +88,11 @@ export function parseTimingSelector(args: unknown): Rule {
       `Unknown member${extra.length > 1 ? 's' : ''} ${describeKeys(extra)}; a timing is exactly one of ${SELECTOR_HELP}.`,
     );
   }
+  return parseOneSelector(args);
+}
+
+/** The rule of the one timing selector among `args` (`invalid_selector` for none or several). */
+function parseOneSelector(args: ArgObject): Rule {
   const given = SELECTORS.filter((name) => hasArg(args, name));
   const selector = given[0];
   if (selector === undefined || given.length > 1) {
