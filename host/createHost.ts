@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { Clock, Logger, ScheduleConfig, ScheduleService } from '../src/index.ts';
+import type { Clock, Logger, ScheduleConfig, ScheduleInspector, ScheduleService } from '../src/index.ts';
 import { createManualClock, type ManualClock } from '../src/testing.ts';
 import { createHostApp } from './http/app.ts';
 import { hostIdentity } from './http/requestGuards.ts';
@@ -44,6 +44,8 @@ export interface Host {
   readonly service: ScheduleService;
   readonly sessions: FileSessions;
   readonly clock: Clock;
+  /** The live inspector of the service's actor system (what `GET /api/inspect` shows). */
+  readonly inspector: ScheduleInspector;
   /** The manual clock in test-clock mode. */
   readonly testClock: ManualClock | undefined;
   /** Stops accepting requests, ends live streams, closes the service and waits for the Sessions. */
@@ -99,6 +101,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     service: stack.service,
     sessions: stack.sessions,
     clock: stack.clock,
+    inspector: stack.inspector,
     testClock,
     close() {
       closing ??= (async () => {

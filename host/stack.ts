@@ -1,14 +1,16 @@
 // The Host's scheduling stack without any server: the schedule service over the JSON domain in
-// `<dataDir>/schedule.json`, with file-backed Sessions under `<dataDir>/sessions/`. The HTTP
-// Host is built on it, and a process that only schedules and delivers (a worker, a crash test)
-// can open it alone.
+// `<dataDir>/schedule.json`, with file-backed Sessions under `<dataDir>/sessions/`, and a live
+// inspector of its actor system (timestamped by the stack's clock). The HTTP Host is built on
+// it, and a process that only schedules and delivers (a worker, a crash test) can open it alone.
 import { join } from 'node:path';
 import {
   type Clock,
+  createScheduleInspector,
   createScheduleService,
   jsonFileStorage,
   type Logger,
   type ScheduleConfig,
+  type ScheduleInspector,
   type ScheduleService,
   systemClock,
 } from '../src/index.ts';
@@ -23,14 +25,21 @@ export interface HostStackOptions {
   readonly config?: ScheduleConfig;
   /** Whether the demo agent answers delivered reminders (default true). */
   readonly demoAgent?: boolean;
+  /** How many recent entries the inspector keeps (default {@link INSPECTOR_CAPACITY}). */
+  readonly inspectorCapacity?: number;
 }
+
+/** How many recent inspector entries the stack keeps by default. */
+export const INSPECTOR_CAPACITY = 500;
 
 /** A running service with its Sessions. */
 export interface HostStack {
   readonly service: ScheduleService;
   readonly sessions: FileSessions;
   readonly clock: Clock;
-  /** Closes the service (draining accepted work), then waits for the Sessions' flushes. */
+  /** The live actor tree and recent events of the service's actor system. */
+  readonly inspector: ScheduleInspector;
+  /** Closes the service (draining accepted work), waits for the Sessions' flushes, then detaches the inspector. */
   close(): Promise<void>;
 }
 
@@ -42,20 +51,29 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
     now: () => clock.now(),
     ...(options.demoAgent === undefined ? {} : { demoAgent: options.demoAgent }),
   });
+  const { logger } = options;
+  const inspector = createScheduleInspector({
+    capacity: options.inspectorCapacity ?? INSPECTOR_CAPACITY,
+    now: () => clock.now(),
+    ...(logger === undefined ? {} : { onError: (error: unknown) => logger.error('The inspector failed.', { cause: error }) }),
+  });
   const service = await createScheduleService({
     sessions,
     storage: jsonFileStorage({ path: join(options.dataDir, 'schedule.json') }),
     clock,
+    inspect: inspector.inspect,
     ...(options.config === undefined ? {} : { config: options.config }),
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(logger === undefined ? {} : { logger }),
   });
   return {
     service,
     sessions,
     clock,
+    inspector,
     async close() {
       await service.close();
       await sessions.close();
+      inspector.detach();
     },
   };
 }

@@ -1,6 +1,7 @@
 // The Host's HTTP application: safety checks first, then the API routes, the test clock (only
-// when there is one), the live events and the web page; failures thrown anywhere become JSON
-// `{code, message}` with the matching status, and unexpected ones are logged as internal errors.
+// when there is one), the live events, the inspector and the web page; failures thrown anywhere
+// become JSON `{code, message}` with the matching status, and unexpected ones are logged as
+// internal errors.
 import { Hono } from 'hono';
 import { type Logger, ScheduleError } from '../../src/index.ts';
 import type { ManualClock } from '../../src/testing.ts';
@@ -8,6 +9,7 @@ import type { HostStack } from '../stack.ts';
 import { createEventHub } from './eventHub.ts';
 import { eventsRoute } from './eventsRoute.ts';
 import { HostHttpError, sendFailure } from './failures.ts';
+import { inspectRoutes } from './inspectRoutes.ts';
 import { previewRoutes } from './previewRoutes.ts';
 import { remoteRoutes } from './remoteRoutes.ts';
 import { guardIdentity, type HostIdentity, limitBody } from './requestGuards.ts';
@@ -26,7 +28,7 @@ export interface HostAppOptions {
 /** The application and what must happen when the server stops. */
 export interface HostApp {
   readonly app: Hono;
-  /** Ends the live event streams and stops listening to the stack. */
+  /** Ends the live event and inspector streams and stops listening to the stack. */
   close(): void;
 }
 
@@ -49,6 +51,7 @@ export function createHostApp(options: HostAppOptions): HostApp {
   previewRoutes(app, stack);
   if (options.testClock !== undefined) testClockRoute(app, stack, options.testClock, hub);
   const endStreams = eventsRoute(app, hub);
+  const endInspectorStreams = inspectRoutes(app, stack);
   staticRoutes(app);
 
   app.notFound((c) => sendFailure(c, 'route_not_found', `No route ${c.req.method} ${c.req.path}.`));
@@ -62,6 +65,7 @@ export function createHostApp(options: HostAppOptions): HostApp {
     app,
     close() {
       endStreams();
+      endInspectorStreams();
       hub.close();
     },
   };

@@ -34,13 +34,16 @@ export async function api(method, path, body) {
 export const taskPath = (sessionId, id) => `/api/sessions/${encodeURIComponent(sessionId)}/tasks/${encodeURIComponent(id)}`;
 
 /**
- * Listens to `/api/events`; `handlers` maps event names (`schedule/changed`, `delivery`, `clock`,
- * `ready`) to functions of the parsed data. Returns a function that stops listening.
+ * Listens to a Server-Sent Events stream, `/api/events` unless `path` names another; `handlers`
+ * maps event names (`schedule/changed`, `delivery`, `clock`, `ready`) to functions of the data,
+ * read with `parse` (JSON by default). `onError` hears of a lost connection (the browser
+ * reconnects by itself). Returns a function that stops listening.
  */
-export function listenToEvents(handlers) {
-  const source = new EventSource('/api/events');
+export function listenToEvents(handlers, { path = '/api/events', parse = JSON.parse, onError } = {}) {
+  const source = new EventSource(path);
   for (const [name, handler] of Object.entries(handlers)) {
-    source.addEventListener(name, (event) => handler(JSON.parse(event.data)));
+    source.addEventListener(name, (event) => handler(parse(event.data)));
   }
+  if (onError) source.addEventListener('error', onError);
   return () => source.close();
 }

@@ -1,9 +1,11 @@
 // The web task page: loads the catalog and the Host's clock, keeps them current through the
-// live event stream, and renders the tab bar with the registered panels. In test-clock mode a
-// bar in the header moves the Host's clock.
+// live event stream, and renders the tab bar with the registered panels (Tasks, Transcripts,
+// and the Inspector, which registers itself). In test-clock mode a bar in the header moves the
+// Host's clock.
 import { api, listenToEvents } from './api.js';
 import { browserZone, formatInZone } from './format.js';
 import { html, render, useCallback, useEffect, useState } from './html.js';
+import './inspectorPanel.js';
 import { allPanels } from './panels.js';
 
 function useHostClock() {

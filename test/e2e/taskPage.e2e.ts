@@ -4,30 +4,15 @@
 // of the catalog and of a task detail are saved under test-results/.
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { CatalogEntry } from '../../src/index.ts';
-import { startTestHost, type TestHost } from '../host/support.ts';
-import { BROWSER_ZONE, launchChromium, openPage, RESULTS_DIR } from './browser.ts';
+import type { TestHost } from '../host/support.ts';
+import { BROWSER_ZONE, RESULTS_DIR, usePageOnTestHost } from './browser.ts';
 
-let browser: Browser;
 let t: TestHost;
 let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-beforeEach(async () => {
-  t = await startTestHost();
-  ({ page, errors } = await openPage(browser, t.url));
-});
-afterEach(async () => {
-  await page.context().close();
-  await t.close();
-  expect(errors).toEqual([]);
+usePageOnTestHost((current) => {
+  ({ t, page } = current);
 });
 
 const POLL = { timeout: 10_000, interval: 50 };
@@ -95,7 +80,8 @@ describe('the web task page', () => {
     await form.getByLabel('Delay (seconds)').fill('90');
     await form.getByRole('button', { name: 'Create task' }).click();
     await page.getByRole('heading', { level: 2, name: 'Tea' }).waitFor();
-    expect(await page.getByText('No deliveries yet.').isVisible()).toBe(true);
+    // The history is fetched after the detail shows.
+    await page.getByText('No deliveries yet.').waitFor();
 
     await t.advance(90_000);
     const history = page.getByRole('table', { name: 'Delivery history' });

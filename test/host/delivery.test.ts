@@ -7,34 +7,7 @@ import { join } from 'node:path';
 import type { HostEvent } from '../../host/http/eventHub.ts';
 import type { TranscriptLine } from '../../host/sessions/transcript.ts';
 import type { CatalogEntry } from '../../src/index.ts';
-import { startTestHost, type TestHost } from './support.ts';
-
-/** Reads Server-Sent Events from a Host until `until` returns true. */
-async function openEvents(url: string) {
-  const abort = new AbortController();
-  const response = await fetch(`${url}/api/events`, { signal: abort.signal });
-  const reader = response.body?.getReader();
-  if (reader === undefined) throw new Error('no event stream');
-  const decoder = new TextDecoder();
-  const events: Array<{ event: string; data: unknown }> = [];
-  let buffer = '';
-  async function until(done: (seen: typeof events) => boolean): Promise<typeof events> {
-    while (!done(events)) {
-      const chunk = await reader?.read();
-      if (chunk === undefined || chunk.done) throw new Error(`stream ended; saw ${JSON.stringify(events)}`);
-      buffer += decoder.decode(chunk.value, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event !== undefined && data !== undefined) events.push({ event, data: JSON.parse(data) });
-      }
-    }
-    return events;
-  }
-  return { response, until, close: () => abort.abort() };
-}
+import { openEvents, startTestHost, type TestHost } from './support.ts';
 
 let t: TestHost;
 afterEach(async () => {

@@ -1,5 +1,6 @@
 // A Host started in-process for tests: a fresh temp data folder, an ephemeral loopback port and
-// a test clock, plus small request helpers that return status and JSON body.
+// a test clock, plus small request helpers that return status and JSON body, and a reader of
+// Server-Sent Events.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,4 +78,38 @@ export async function startTestHost(
       if (keepDataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** One Server-Sent Event: its name and its data, parsed. */
+export interface SeenEvent<T> {
+  readonly event: string;
+  readonly data: T;
+}
+
+/** Opens a Server-Sent Events stream of a Host (`/api/events` unless `path` names another); `parse` reads each event's data. */
+export async function openEvents<T = unknown>(url: string, path = '/api/events', parse: (text: string) => T = JSON.parse) {
+  const abort = new AbortController();
+  const response = await fetch(`${url}${path}`, { signal: abort.signal });
+  const reader = response.body?.getReader();
+  if (reader === undefined) throw new Error('no event stream');
+  const decoder = new TextDecoder();
+  const events: Array<SeenEvent<T>> = [];
+  let buffer = '';
+  /** Reads until `done` returns true for the events seen so far; rejects when the stream ends first. */
+  async function until(done: (seen: Array<SeenEvent<T>>) => boolean): Promise<Array<SeenEvent<T>>> {
+    while (!done(events)) {
+      const chunk = await reader?.read();
+      if (chunk === undefined || chunk.done) throw new Error(`stream ended; saw ${JSON.stringify(events)}`);
+      buffer += decoder.decode(chunk.value, { stream: true });
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event !== undefined && data !== undefined) events.push({ event, data: parse(data) });
+      }
+    }
+    return events;
+  }
+  return { response, until, close: () => abort.abort() };
 }

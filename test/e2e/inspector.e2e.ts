@@ -1,0 +1,108 @@
+// The Inspector tab in real Chromium against an in-process Host on a test clock: the actor tree
+// with a task's state, title and next target; the live entry stream showing a recurring task
+// actor go scheduled → overdue → delivering → scheduled when the clock reaches it; and the
+// Session filter. A screenshot of the tab is saved as test-results/inspector.png.
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import type { TestHost } from '../host/support.ts';
+import { RESULTS_DIR, usePageOnTestHost } from './browser.ts';
+
+let t: TestHost;
+let page: Page;
+usePageOnTestHost((current) => {
+  ({ t, page } = current);
+});
+
+const POLL = { timeout: 10_000, interval: 50 };
+const tree = () => page.getByRole('list', { name: 'Actor tree' });
+const stream = () => page.getByRole('table', { name: 'Inspector events' });
+/** The tree item of an actor, named by its own line: `<kind> <id> <state> …`. */
+const actorItem = (kind: string, id: string) => tree().getByRole('listitem', { name: new RegExp(`^${kind} ${id} `) });
+
+/** The text of an actor's own line in the tree (without its children), whitespace collapsed. */
+async function lineOf(item: Locator): Promise<string> {
+  const line = await item.getAttribute('aria-labelledby');
+  const text = await page.locator(`[id="${line}"]`).textContent();
+  return (text ?? '').replace(/\s+/g, ' ').trim();
+}
+
+async function createTask(sessionId: string, title: string, everySeconds: number): Promise<string> {
+  const r = await t.create(sessionId, { title, prompt: `${title} now`, every_seconds: everySeconds });
+  if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+  return r.body.id;
+}
+
+async function openInspector(): Promise<void> {
+  await page.getByRole('tab', { name: 'Inspector' }).click();
+  await page.getByText('streaming', { exact: true }).waitFor();
+}
+
+/** The states the stream shows for an actor's state changes, oldest first. */
+function statesOf(id: string): Promise<string[]> {
+  return stream()
+    .getByRole('row')
+    .evaluateAll(
+      (rows, actorId) =>
+        rows
+          .map((row) => [...(row as HTMLTableRowElement).cells].map((cell) => cell.textContent?.trim() ?? ''))
+          .filter((cells) => cells[2]?.split(' ').at(-1) === actorId && cells[3]?.endsWith('→'))
+          .map((cells) => cells[4] ?? '')
+          .reverse(),
+      id,
+    );
+}
+
+describe('the Inspector tab', () => {
+  it('shows a recurring task actor go scheduled → overdue → delivering → scheduled as the clock reaches it', async () => {
+    await openInspector();
+    await actorItem('supervisor', 'supervisor').waitFor();
+    expect(await stream().isVisible()).toBe(true);
+
+    const id = await createTask('demo', 'Tick', 60);
+    const task = actorItem('task', id);
+    await expect.poll(() => lineOf(task), POLL).toMatch(/^task sch_1 scheduled Tick next Mon 2030-01-07 09:01 GMT\+1 \(in 60 s\)/);
+    expect(await actorItem('session', 'session:demo').isVisible()).toBe(true);
+    await expect.poll(() => statesOf(id), POLL).toEqual(['scheduled']);
+
+    await page.getByRole('button', { name: '+1 min' }).click();
+    await expect.poll(() => statesOf(id), POLL).toEqual(['scheduled', 'overdue', 'delivering', 'scheduled']);
+    await expect.poll(() => lineOf(task), POLL).toContain('next Mon 2030-01-07 09:02 GMT+1');
+    expect(await lineOf(task)).toContain('last event delivery.committed');
+    // The Session actor went through its delivery attempt too.
+    await expect.poll(() => statesOf('session:demo'), POLL).toEqual(['idle', 'delivering', 'committing', 'idle']);
+
+    const entryCount = await stream().getByRole('row').count();
+    await page.getByLabel('State changes only').check();
+    const changes = () => stream().getByRole('row').allInnerTexts();
+    await expect.poll(async () => (await changes()).slice(1).every((row) => row.includes('→')), POLL).toBe(true);
+    const rows = await changes();
+    expect(rows.length).toBeGreaterThan(8);
+    expect(rows.length).toBeLessThan(entryCount);
+    expect(await statesOf(id)).toEqual(['scheduled', 'overdue', 'delivering', 'scheduled']);
+    await page.screenshot({ path: join(RESULTS_DIR, 'inspector.png'), fullPage: true });
+  });
+
+  it('the Session filter narrows the tree and the stream to one Session', async () => {
+    const mine = await createTask('demo', 'Tick', 60);
+    const theirs = await createTask('other', 'Tock', 120);
+    await openInspector();
+    await actorItem('task', theirs).waitFor();
+    expect(await actorItem('task', mine).isVisible()).toBe(true);
+
+    await page.getByLabel('Session', { exact: true }).selectOption('other');
+    await expect.poll(() => actorItem('task', mine).count(), POLL).toBe(0);
+    await page.getByText('streaming', { exact: true }).waitFor();
+    expect(await actorItem('task', theirs).isVisible()).toBe(true);
+    expect(await actorItem('session', 'session:demo').count()).toBe(0);
+    expect(await actorItem('supervisor', 'supervisor').isVisible()).toBe(true);
+
+    await t.advance(120_000);
+    await expect.poll(() => statesOf(theirs), POLL).toEqual(['scheduled', 'overdue', 'delivering', 'scheduled']);
+    expect(await statesOf(mine)).toEqual([]);
+    expect(await stream().textContent()).not.toContain('session:demo');
+
+    await page.getByLabel('Session', { exact: true }).selectOption('');
+    await actorItem('task', mine).waitFor();
+    await expect.poll(() => statesOf(mine), POLL).toContain('delivering');
+  });
+});
