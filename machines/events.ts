@@ -39,6 +39,11 @@ export interface DeliveryOutcome {
   readonly delivered: readonly DeliveredReminder[];
   /** Tasks whose resolve, append or flush failed: nothing is recorded for them. */
   readonly failedIds: readonly string[];
+  /**
+   * Tasks appended under a message id the schedule cannot store (the Host broke the port's
+   * contract): nothing is recorded, and they are not retried on a timer of their own.
+   */
+  readonly unrecordableIds: readonly string[];
 }
 
 /** What the supervisor does to its actors after a committed slot. */

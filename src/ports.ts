@@ -18,7 +18,10 @@ export interface FollowupMeta {
 
 /** A live Agent of one Session, as the Host exposes it to the scheduler. */
 export interface ScheduleAgent {
-  /** Appends a message to the Session's inbox synchronously; may throw. Never interrupts a turn. */
+  /**
+   * Appends a message to the Session's inbox synchronously; may throw. Never interrupts a turn.
+   * The message id (a non-empty string of at most 256 characters) is kept in the receipt.
+   */
   followup(message: FollowupMessage, meta?: FollowupMeta): { messageId: string };
   /** Resolves once the Session has durably persisted its inbox. */
   flush(): Promise<void>;

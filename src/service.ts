@@ -9,6 +9,7 @@ import { sessionMachine } from '../machines/sessionMachine.ts';
 import { type OpenedDomain, type SlotRunEvent, supervisorMachine } from '../machines/supervisorMachine.ts';
 import { jsonFileStorage } from './adapters/jsonFileStorage.ts';
 import { systemClock } from './adapters/systemClock.ts';
+import { MAX_SESSION_ID_LENGTH } from './domain/codec/index.ts';
 import { ScheduleError } from './domain/errors.ts';
 import { instantMs } from './domain/instant.ts';
 import type { CatalogEntry, ScheduleView } from './domain/types.ts';
@@ -220,8 +221,10 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
   const service: ScheduleService = {
     toolDefinitions: TOOL_DEFINITIONS,
     callTool(sessionId, name, args, callOptions) {
-      if (typeof sessionId !== 'string' || sessionId.length === 0) {
-        return Promise.reject(new TypeError('callTool needs the calling Session id as a non-empty string.'));
+      if (typeof sessionId !== 'string' || sessionId.length === 0 || sessionId.length > MAX_SESSION_ID_LENGTH) {
+        return Promise.reject(
+          new TypeError(`callTool needs the calling Session id as a string of 1 to ${MAX_SESSION_ID_LENGTH} characters.`),
+        );
       }
       const signal = callOptions?.signal;
       return enqueue(signal === undefined ? { kind: 'tool', sessionId, name, args } : { kind: 'tool', sessionId, name, args, signal });

@@ -2,7 +2,7 @@
 // with explicit Session ids, and the archive admission calls. None of them activates an Agent or
 // reads a Session log; each is one mailbox slot, so it sees every change made before it.
 import type { RemoteMethod } from '../../machines/events.ts';
-import { isPlainObject, ownValue } from '../domain/argShape.ts';
+import { describeKeys, describeValue, isPlainObject, ownValue } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { historyPage } from '../domain/historyPage.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
@@ -23,7 +23,7 @@ const sessionIdOf = (request: Readonly<Record<string, unknown>>): string => {
 };
 
 const notFound = (id: unknown): ScheduleError =>
-  new ScheduleError('schedule_not_found', `No task ${JSON.stringify(id) ?? String(id)} is stored for this Session.`);
+  new ScheduleError('schedule_not_found', `No task ${describeValue(id)} is stored for this Session.`);
 
 /** A catalog entry: binding, status, record and only the latest receipt (never the saved history). */
 export function catalogEntry(row: TaskRow): CatalogEntry {
@@ -57,7 +57,7 @@ export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unkn
     case 'update': {
       const r = requestObject(method, request);
       const extra = Object.keys(r).filter((k) => !REMOTE_UPDATE_MEMBERS.includes(k));
-      if (extra.length > 0) throw new ScheduleError('invalid_selector', `remote.update does not accept ${extra.join(', ')}.`);
+      if (extra.length > 0) throw new ScheduleError('invalid_selector', `remote.update does not accept ${describeKeys(extra)}.`);
       const expected = ownValue(r, 'expected');
       if (!isPlainObject(expected)) {
         throw new ScheduleError('invalid_selector', 'remote.update needs expected: the complete record as it was read before editing.');

@@ -1,5 +1,6 @@
 // The service's configuration (SPEC §9, D6) with its defaults, validated once at creation: a bad
 // value makes `createScheduleService` reject with `invalid_rule` naming the setting.
+import { describeValue } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { DEFAULT_RETENTION, type RetentionLimits } from '../domain/retention.ts';
 
@@ -37,10 +38,7 @@ const CONFIG_KEYS = ['deliveryHistoryDays', 'deliveryHistoryRecords', 'retry', '
 function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ScheduleError(
-      'invalid_rule',
-      `config.${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(value) ?? String(value)}.`,
-    );
+    throw new ScheduleError('invalid_rule', `config.${name} must be an integer from ${min} to ${max}; got ${describeValue(value)}.`);
   }
   return value;
 }

@@ -4,6 +4,7 @@
 // Session acknowledged and what failed come back as an outcome for the supervisor's mailbox to
 // commit. Nothing is recorded here.
 import type { DeliveredReminder, DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
+import { MAX_MESSAGE_ID_LENGTH } from '../domain/codec/index.ts';
 import { formatInstant, instantMs } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
 import { latestOccurrence } from '../domain/recurrence.ts';
@@ -91,16 +92,25 @@ export async function deliverBatch(deps: DeliveryAttemptDeps, request: DeliveryR
       ids: allIds,
       cause,
     });
-    return { now, delivered: [], failedIds: allIds };
+    return { now, delivered: [], failedIds: allIds, unrecordableIds: [] };
   }
   const appended: Array<{ message: PlannedMessage; messageId: string }> = [];
   const failedIds: string[] = [];
+  const unrecordableIds: string[] = [];
   for (const message of messages) {
     const followup: FollowupMessage = { role: 'user', producer: 'schedule', text: message.text };
     try {
       const result = agent.followup(followup, { idempotencyKeys: [...message.keys] });
       const messageId = result?.messageId;
       if (typeof messageId !== 'string' || messageId.length === 0) throw new Error('followup() returned no messageId');
+      if (messageId.length > MAX_MESSAGE_ID_LENGTH) {
+        logger.error(
+          `followup() returned a message id of ${messageId.length} characters; receipts keep at most ${MAX_MESSAGE_ID_LENGTH}. The reminder was appended but cannot be recorded, and it is not retried until another change or a restart.`,
+          { sessionId: request.sessionId, keys: message.keys },
+        );
+        for (const reminder of message.reminders) unrecordableIds.push(reminder.row.record.id);
+        continue;
+      }
       appended.push({ message, messageId });
     } catch (cause) {
       logger.warn('Could not append a reminder to the Session; it stays active and is retried.', {
@@ -111,7 +121,7 @@ export async function deliverBatch(deps: DeliveryAttemptDeps, request: DeliveryR
       for (const reminder of message.reminders) failedIds.push(reminder.row.record.id);
     }
   }
-  if (appended.length === 0) return { now, delivered: [], failedIds };
+  if (appended.length === 0) return { now, delivered: [], failedIds, unrecordableIds };
   try {
     await agent.flush();
   } catch (cause) {
@@ -120,7 +130,7 @@ export async function deliverBatch(deps: DeliveryAttemptDeps, request: DeliveryR
       ids: allIds,
       cause,
     });
-    return { now, delivered: [], failedIds: allIds };
+    return { now, delivered: [], failedIds: allIds.filter((id) => !unrecordableIds.includes(id)), unrecordableIds };
   }
   const deliveredAt = clock.now();
   const delivered: DeliveredReminder[] = [];
@@ -129,5 +139,5 @@ export async function deliverBatch(deps: DeliveryAttemptDeps, request: DeliveryR
       delivered.push({ id: row.record.id, occurrence, messageId, deliveredAt, prompt: row.record.prompt, startedRecord: row.record });
     }
   }
-  return { now, delivered, failedIds };
+  return { now, delivered, failedIds, unrecordableIds };
 }

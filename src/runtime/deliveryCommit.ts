@@ -20,18 +20,22 @@ export function planDeliveryCommit(table: TaskTable, sessionId: string, outcome:
   const retire = table.activeRows(sessionId).every((row) => ending.has(row.record.id));
   const settle = (committed: readonly TaskRow[], failedIds: readonly string[], retireSession: boolean) =>
     ({ type: 'settle', sessionId, committed, failedIds, now: outcome.now, retire: retireSession }) as const;
+  // Tasks appended under a message id storage cannot keep go back to their actors like failures, and are parked.
+  const notRecorded = [...outcome.failedIds, ...outcome.unrecordableIds];
+  const parkIds = outcome.unrecordableIds;
   if (puts.length === 0) {
-    return { reply: resolved(null), effects: [settle([], outcome.failedIds, retire)], failedIds: outcome.failedIds };
+    return { reply: resolved(null), effects: [settle([], notRecorded, retire)], failedIds: outcome.failedIds, parkIds };
   }
   return {
     reply: resolved(null),
     batch: { puts, deletes: [] },
-    effects: [settle(puts, outcome.failedIds, retire)],
+    effects: [settle(puts, notRecorded, retire)],
     changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
     failedIds: outcome.failedIds,
+    parkIds,
     onWriteFailure: () => {
       const all = [...outcome.delivered.map((d) => d.id), ...outcome.failedIds];
-      return { reply: resolved(null), effects: [settle([], all, false)], failedIds: all };
+      return { reply: resolved(null), effects: [settle([], [...all, ...parkIds], false)], failedIds: all, parkIds };
     },
   };
 }

@@ -77,6 +77,14 @@ export class Scheduler {
     }
   }
 
+  /** Parks tasks whatever the retry policy: only an unrelated wake or a restart tries them again. */
+  park(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.queue.delete(id);
+      this.parked.add(id);
+    }
+  }
+
   /** A committed create, update or delete: parked tasks get another try. */
   kick(): void {
     if (this.parked.size === 0 || this.kickPending || this.stopped) return;

@@ -14,8 +14,15 @@ export interface SlotPlan {
   readonly changes?: readonly DomainChange[];
   /** Tasks whose delivery failed, to retry with backoff (or park). */
   readonly failedIds?: readonly string[];
+  /** Tasks to park: tried again only on an unrelated wake or a restart. */
+  readonly parkIds?: readonly string[];
   /** The answer and effects when the batch could not be written. */
-  readonly onWriteFailure?: (error: unknown) => { reply: SlotReply; effects: readonly ActorEffect[]; failedIds?: readonly string[] };
+  readonly onWriteFailure?: (error: unknown) => {
+    reply: SlotReply;
+    effects: readonly ActorEffect[];
+    failedIds?: readonly string[];
+    parkIds?: readonly string[];
+  };
 }
 
 export const resolved = (value: unknown): SlotReply => ({ resolve: value });

@@ -64,13 +64,15 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
   const effects: ActorEffect[] = [];
   const changes: DomainChange[] = [];
   const failedIds: string[] = [];
+  const parkIds: string[] = [];
   for (const p of plans) {
     if (p.batch !== undefined) puts.push(...p.batch.puts);
     effects.push(...(p.effects ?? []));
     changes.push(...(p.changes ?? []));
     failedIds.push(...(p.failedIds ?? []));
+    parkIds.push(...(p.parkIds ?? []));
   }
-  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds };
+  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds, parkIds };
   if (puts.length === 0) return merged;
   return {
     ...merged,
@@ -83,6 +85,7 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
         reply: resolved(null),
         effects: failures.flatMap((f) => f.effects),
         failedIds: failures.flatMap((f) => f.failedIds ?? []),
+        parkIds: failures.flatMap((f) => f.parkIds ?? []),
       };
     },
   };
@@ -93,7 +96,7 @@ function failedSettles(commands: readonly MailboxCommand[]): ActorEffect[] {
   const effects: ActorEffect[] = [];
   for (const { operation: op } of commands) {
     if (op.kind !== 'delivery.commit') continue;
-    const failedIds = [...op.outcome.delivered.map((d) => d.id), ...op.outcome.failedIds];
+    const failedIds = [...op.outcome.delivered.map((d) => d.id), ...op.outcome.failedIds, ...op.outcome.unrecordableIds];
     effects.push({ type: 'settle', sessionId: op.sessionId, committed: [], failedIds, now: op.outcome.now, retire: false });
   }
   return effects;
@@ -108,15 +111,17 @@ function track(deps: SlotRunnerDeps, batch: CommitBatch): void {
   }
 }
 
-function retry(deps: SlotRunnerDeps, failedIds: readonly string[] | undefined): void {
+/** Schedules the retries of failed tasks and parks the ones not to be retried on a timer. */
+function retry(deps: SlotRunnerDeps, failedIds: readonly string[] | undefined, parkIds?: readonly string[]): void {
   if (failedIds !== undefined && failedIds.length > 0) deps.scheduler.failed(failedIds, deps.clock.now());
+  if (parkIds !== undefined && parkIds.length > 0) deps.scheduler.park(parkIds);
 }
 
 /** Writes a plan's batch (if any) and settles the slot. */
 async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<CommandOutcome> {
   const batch = slot.batch;
   if (batch === undefined) {
-    retry(deps, slot.failedIds);
+    retry(deps, slot.failedIds, slot.parkIds);
     deps.scheduler.rearm();
     return { reply: slot.reply, effects: slot.effects ?? [], changes: [] };
   }
@@ -126,13 +131,13 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
   } catch (error) {
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
     const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
-    retry(deps, failure.failedIds);
+    retry(deps, failure.failedIds, failure.parkIds);
     deps.scheduler.rearm();
     return { reply: failure.reply, effects: failure.effects, changes: [] };
   }
   deps.table.apply(batch);
   track(deps, batch);
-  retry(deps, slot.failedIds);
+  retry(deps, slot.failedIds, slot.parkIds);
   deps.scheduler.rearm();
   if (op.kind !== 'delivery.commit') deps.scheduler.kick();
   return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [] };

@@ -64,7 +64,7 @@ describe('session machine', () => {
     expect(h.requests[0]?.rows.map((r) => r.record.id)).toEqual(['a', 'b']);
     expect(h.taskState('a')).toBe('delivering');
     expect(h.taskState('c')).toBe('scheduled');
-    h.finish({ now: T, delivered: [], failedIds: [] });
+    h.finish({ now: T, delivered: [], failedIds: [], unrecordableIds: [] });
     await tick();
     expect(h.state().value).toBe('committing');
     expect(h.parentEvents.map((e) => e.type)).toContain('delivery.flushed');
@@ -91,7 +91,7 @@ describe('session machine', () => {
     const h = harness();
     h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z')] });
     h.send({ type: 'tasks.due', now: T, ids: ['a'] });
-    h.finish({ now: T, delivered: [], failedIds: [] });
+    h.finish({ now: T, delivered: [], failedIds: [], unrecordableIds: [] });
     await tick();
     h.send({
       type: 'delivery.settle',
