@@ -2,16 +2,21 @@
 // `<dataDir>/schedule.json`, with file-backed Sessions under `<dataDir>/sessions/`, and a live
 // inspector of its actor system (timestamped by the stack's clock). The HTTP Host is built on
 // it, and a process that only schedules and delivers (a worker, a crash test) can open it alone.
+// The storage and the Session controller the service sees can be wrapped (instrumentation, fault
+// injection) without rebuilding the stack.
 import { join } from 'node:path';
 import {
   type Clock,
   createScheduleInspector,
   createScheduleService,
+  type JsonFileStorageOptions,
   jsonFileStorage,
   type Logger,
   type ScheduleConfig,
   type ScheduleInspector,
   type ScheduleService,
+  type ScheduleStorage,
+  type SessionController,
   systemClock,
 } from '../src/index.ts';
 import { createFileSessions, type FileSessions } from './sessions/fileSessions.ts';
@@ -27,6 +32,16 @@ export interface HostStackOptions {
   readonly demoAgent?: boolean;
   /** How many recent entries the inspector keeps (default {@link INSPECTOR_CAPACITY}). */
   readonly inspectorCapacity?: number;
+  /** Options of the JSON storage besides its path (compaction thresholds, the file-system seam). */
+  readonly storage?: Omit<JsonFileStorageOptions, 'path'>;
+  /** Wrappers around what the service is given, for instrumentation or fault injection. */
+  readonly wrap?: HostStackWrappers;
+}
+
+/** Each receives the stack's own port and returns the one the service uses instead. */
+export interface HostStackWrappers {
+  readonly storage?: (storage: ScheduleStorage) => ScheduleStorage;
+  readonly sessions?: (sessions: SessionController) => SessionController;
 }
 
 /** How many recent inspector entries the stack keeps by default. */
@@ -57,9 +72,10 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
     now: () => clock.now(),
     ...(logger === undefined ? {} : { onError: (error: unknown) => logger.error('The inspector failed.', { cause: error }) }),
   });
+  const storage = jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') });
   const service = await createScheduleService({
-    sessions,
-    storage: jsonFileStorage({ path: join(options.dataDir, 'schedule.json') }),
+    sessions: options.wrap?.sessions?.(sessions) ?? sessions,
+    storage: options.wrap?.storage?.(storage) ?? storage,
     clock,
     inspect: inspector.inspect,
     ...(options.config === undefined ? {} : { config: options.config }),

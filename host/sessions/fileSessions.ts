@@ -3,10 +3,13 @@
 // `flush` appends the inbox (and the demo agent's answers) to the file and fsyncs it before it
 // resolves. A cold Session is restored from its file, including the idempotency keys of every
 // reminder it ever received, so a redelivery after a crash (flushed, but the receipt never
-// committed) is dropped and answered with the original message id. Usable without any server.
+// committed) is dropped and answered with the original message id; a batch that repeats some
+// of them next to reminders due since is appended with the new ones only (the scheduler's
+// receipts of the repeated ones then name that message). Usable without any server.
 import { join } from 'node:path';
 import type { FollowupMessage, FollowupMeta, ScheduleAgent, SessionController } from '../../src/index.ts';
 import { demoReplies } from './demoAgent.ts';
+import { keepReminders } from './reminderBatch.ts';
 import { isSessionId, requireSessionId } from './sessionId.ts';
 import { appendLines, readTranscript, repairTornTail, type TranscriptLine } from './transcript.ts';
 import { ensureDir, listTranscripts, syncDir } from './transcriptDir.ts';
@@ -90,8 +93,16 @@ export function createFileSessions(options: FileSessionsOptions): FileSessions {
     const known = keys.map((key) => session.delivered.get(key) ?? pending.get(key));
     const original = known[0];
     if (keys.length > 0 && original !== undefined && known.every((id) => id !== undefined)) return { messageId: original };
+    const fresh = keys.filter((_, i) => known[i] === undefined);
+    const narrowed = fresh.length === keys.length ? undefined : keepReminders(message.text, keys, new Set(fresh));
     const messageId = `msg-${session.nextNumber++}`;
-    session.inbox.push({ messageId, role: 'user', producer: message.producer, text: message.text, idempotencyKeys: keys });
+    session.inbox.push({
+      messageId,
+      role: 'user',
+      producer: message.producer,
+      text: narrowed ?? message.text,
+      idempotencyKeys: narrowed === undefined ? keys : fresh,
+    });
     return { messageId };
   }
 

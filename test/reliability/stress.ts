@@ -1,9 +1,11 @@
 // The reliability checks at length (`npm run stress`, after the storage crash trials):
 // 1 000 000 tool-argument cases through the tool handlers and 200 000 through the whole service,
 // 20 000 mutated stored domains, 1 000 clock-jump sequences on each clock (and as many again with
-// Sessions failing now and then) and 5 000 isolation sequences. Usage: `tsx test/reliability/stress.ts [seed] [scale]` (scale multiplies every count;
-// 0.01 for a quick look). Prints one JSON line per check and exits non-zero on the first
-// violated property, printing fast-check's counterexample and the seed to replay it.
+// Sessions failing now and then), 5 000 isolation sequences, 2 000 HTTP isolation sequences and
+// 200 whole-Host crash trials. Usage: `tsx test/reliability/stress.ts [seed] [scale]` (scale
+// multiplies every count; 0.01 for a quick look). Prints one JSON line per check and exits
+// non-zero on the first violated property, printing fast-check's counterexample and the seed to
+// replay it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { register } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,8 @@ const { fuzzToolHandlers, fuzzToolService } = await import('./toolFuzz.ts');
 const { fuzzDocuments } = await import('./documentFuzz.ts');
 const { runClockJumps } = await import('./clockJumps.ts');
 const { runIsolation } = await import('./isolation.ts');
+const { runHttpIsolation } = await import('./httpIsolation.ts');
+const { runHostCrashTrials } = await import('./hostCrash.ts');
 
 const checks: Array<[string, () => Promise<unknown>]> = [
   ['tool arguments, tool handlers', async () => fuzzToolHandlers({ runs: count(1_000_000), seed })],
@@ -45,6 +49,20 @@ const checks: Array<[string, () => Promise<unknown>]> = [
     () => runClockJumps({ runs: count(1_000), seed: seed + 7, clock: 'platform', maxSteps: 16, faults: true }),
   ],
   ['Session isolation', () => runIsolation({ runs: count(5_000), seed: seed + 5, maxCalls: 40 })],
+  ['Session isolation over HTTP', () => runHttpIsolation({ runs: count(2_000), seed: seed + 9, maxRequests: 20 })],
+  [
+    'whole-Host crash trials',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'agent-schedule-host-crash-'));
+      try {
+        const figures = await runHostCrashTrials({ dataDir, trials: count(200), seed: seed + 8 });
+        if (figures.transcriptDuplicates > 0) throw new Error(`${figures.transcriptDuplicates} reminders appear twice in a transcript`);
+        return figures;
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  ],
 ];
 
 console.log(`reliability stress: seed ${seed}, scale ${scale}`);
