@@ -3,9 +3,10 @@
 // `flush` appends the inbox (and the demo agent's answers) to the file and fsyncs it before it
 // resolves. A cold Session is restored from its file, including the idempotency keys of every
 // reminder it ever received, so a redelivery after a crash (flushed, but the receipt never
-// committed) is dropped and answered with the original message id; a batch that repeats some
-// of them next to reminders due since is appended with the new ones only (the scheduler's
-// receipts of the repeated ones then name that message). Usable without any server.
+// committed) is dropped and answered with the id of the message holding it; a batch that repeats
+// some of them next to reminders due since is appended with the new ones only (the scheduler's
+// receipts of the repeated ones then name that message), and one whose reminders are all held
+// by several messages is answered with a new id recorded as a note. Usable without any server.
 import { join } from 'node:path';
 import type { FollowupMessage, FollowupMeta, ScheduleAgent, SessionController } from '../../src/index.ts';
 import { demoReplies } from './demoAgent.ts';
@@ -92,10 +93,19 @@ export function createFileSessions(options: FileSessionsOptions): FileSessions {
     const pending = new Map(session.inbox.flatMap((line) => (line.idempotencyKeys ?? []).map((key) => [key, line.messageId] as const)));
     const known = keys.map((key) => session.delivered.get(key) ?? pending.get(key));
     const original = known[0];
-    if (keys.length > 0 && original !== undefined && known.every((id) => id !== undefined)) return { messageId: original };
+    // Every reminder already held by one message: that message is the answer.
+    if (keys.length > 0 && original !== undefined && known.every((id) => id === original)) return { messageId: original };
     const fresh = keys.filter((_, i) => known[i] === undefined);
-    const narrowed = fresh.length === keys.length ? undefined : keepReminders(message.text, keys, new Set(fresh));
     const messageId = `msg-${session.nextNumber++}`;
+    // Every reminder held, but by several messages: no one message holds them all. The answer is a
+    // new id — the scheduler's receipts must name a message id new to each task — kept in the
+    // transcript as a short note (no reminder, no keys), so the id is never handed out again.
+    if (keys.length > 0 && fresh.length === 0) {
+      const holders = [...new Set(known)].join(', ');
+      session.inbox.push({ messageId, role: 'user', producer: 'session', text: `Redelivered reminders already held by ${holders}.` });
+      return { messageId };
+    }
+    const narrowed = fresh.length === keys.length ? undefined : keepReminders(message.text, keys, new Set(fresh));
     session.inbox.push({
       messageId,
       role: 'user',

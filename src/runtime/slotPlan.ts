@@ -16,6 +16,8 @@ export interface SlotPlan {
   readonly failedIds?: readonly string[];
   /** Tasks to park: tried again only on an unrelated wake or a restart. */
   readonly parkIds?: readonly string[];
+  /** Problems to log as errors when the slot runs (the plan itself is pure). */
+  readonly errors?: ReadonlyArray<{ readonly message: string; readonly data: unknown }>;
   /** The answer and effects when the batch could not be written. */
   readonly onWriteFailure?: (error: unknown) => {
     reply: SlotReply;

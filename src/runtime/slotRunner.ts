@@ -65,14 +65,16 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
   const changes: DomainChange[] = [];
   const failedIds: string[] = [];
   const parkIds: string[] = [];
+  const errors: Array<{ message: string; data: unknown }> = [];
   for (const p of plans) {
+    errors.push(...(p.errors ?? []));
     if (p.batch !== undefined) puts.push(...p.batch.puts);
     effects.push(...(p.effects ?? []));
     changes.push(...(p.changes ?? []));
     failedIds.push(...(p.failedIds ?? []));
     parkIds.push(...(p.parkIds ?? []));
   }
-  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds, parkIds };
+  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds, parkIds, errors };
   if (puts.length === 0) return merged;
   return {
     ...merged,
@@ -119,6 +121,7 @@ function retry(deps: SlotRunnerDeps, failedIds: readonly string[] | undefined, p
 
 /** Writes a plan's batch (if any) and settles the slot. */
 async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<CommandOutcome> {
+  for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
   const batch = slot.batch;
   if (batch === undefined) {
     retry(deps, slot.failedIds, slot.parkIds);

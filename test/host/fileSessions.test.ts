@@ -99,6 +99,26 @@ describe('file-backed Sessions', () => {
     expect(await fileLines('demo')).toHaveLength(1);
   });
 
+  it('answers a redelivery held by several messages with a new id, kept as a note, never reused after a restart', async () => {
+    const before = open(false);
+    const agent = await before.resolveAgent('demo');
+    agent.followup(reminder('sch_1', 'a'), { idempotencyKeys: [keyOf('sch_1')] });
+    agent.followup(reminder('sch_2', 'b'), { idempotencyKeys: [keyOf('sch_2')] });
+    await agent.flush();
+    const answer = agent.followup(reminder('sch_1', 'a'), { idempotencyKeys: [keyOf('sch_1'), keyOf('sch_2')] });
+    expect(answer).toEqual({ messageId: 'msg-3' });
+    await agent.flush();
+    const lines = await fileLines('demo');
+    expect(lines.map((l) => [l.messageId, l.idempotencyKeys ?? []])).toEqual([
+      ['msg-1', [keyOf('sch_1')]],
+      ['msg-2', [keyOf('sch_2')]],
+      ['msg-3', []],
+    ]);
+    expect(lines[2]?.text).toBe('Redelivered reminders already held by msg-1, msg-2.');
+    const after = await open(false).resolveAgent('demo');
+    expect(after.followup(reminder('sch_3', 'c'), { idempotencyKeys: [keyOf('sch_3')] })).toEqual({ messageId: 'msg-4' });
+  });
+
   it('delivers a message that carries any key not delivered yet', async () => {
     const sessions = open(false);
     const agent = await sessions.resolveAgent('demo');
