@@ -1,8 +1,8 @@
 // The row a committed delivery writes (SPEC §4): `lastDelivery` and the appended receipt (under
 // the retention limits), then a one-shot ends and a recurring task advances to its first target
 // strictly after the attempt's `now` — or ends when it has none. When the record's timing was
-// edited while the delivery was in flight, the edit wins: the receipt is recorded and the new
-// target is kept.
+// edited while the delivery was in flight and its new target is still ahead, the edit wins: the
+// receipt is recorded and the new target kept.
 import { formatInstant, instantMs } from './instant.ts';
 import { ruleFromRecord, sameRule } from './records.ts';
 import { nextTargetAfter } from './recurrence.ts';
@@ -25,7 +25,12 @@ export interface AcknowledgedReminder {
 export const sameTiming = (a: ScheduleRecord, b: ScheduleRecord): boolean =>
   a.scheduledAt === b.scheduledAt && sameRule(ruleFromRecord(a), ruleFromRecord(b));
 
-/** The row after a delivery of `reminder`, chosen at `now`, was acknowledged. */
+/**
+ * The row after a delivery of `reminder`, chosen at `now`, was acknowledged. A timing edit that
+ * landed while the delivery was in flight wins when its target is still ahead of `now`; a target
+ * at or before `now` is covered by this delivery like any other — the edited one-shot ends, the
+ * edited rule advances past `now` — so no occurrence is delivered twice.
+ */
 export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
   const receipt: DeliveryReceipt = {
     scheduledAt: formatInstant(reminder.occurrence),
@@ -34,13 +39,10 @@ export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now:
     prompt: reminder.prompt,
   };
   const history = appendReceipt(row.deliveryHistory, receipt, retention, row.lastDelivery);
-  const edited = !sameTiming(row.record, reminder.startedRecord);
-  const next =
-    edited || !isRecurringKind(row.record.kind)
-      ? null
-      : nextTargetAfter(ruleFromRecord(row.record), instantMs(row.record.scheduledAt), now);
   const delivered: TaskRow = { ...row, lastDelivery: receipt, deliveryHistory: history };
-  if (edited) return delivered;
+  const committed = instantMs(row.record.scheduledAt);
+  if (committed > now && !sameTiming(row.record, reminder.startedRecord)) return delivered;
+  const next = isRecurringKind(row.record.kind) ? nextTargetAfter(ruleFromRecord(row.record), committed, now) : null;
   if (next === null) return { ...delivered, status: 'inactive' };
   return { ...delivered, record: { ...row.record, scheduledAt: formatInstant(next) } };
 }

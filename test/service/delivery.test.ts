@@ -1,6 +1,7 @@
 // Delivery (SPEC §4, D3): batching per Session, idempotency keys, edits and deletes that land while
 // a delivery is in flight, and the limit on concurrent Session restores.
-import type { FollowupMessage, ScheduleAgent, SessionController } from '../../src/ports.ts';
+import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
+import type { FollowupMessage, ScheduleAgent, ScheduleStorage, SessionController } from '../../src/ports.ts';
 import { closeAll, create, HOUR, harness, MINUTE, tick } from '../support/harness.ts';
 
 afterEach(closeAll);
@@ -159,5 +160,41 @@ describe('cold Session restores', () => {
     await h.svc.whenIdle();
     expect(gated.maxConcurrentResolves).toBe(3);
     expect(gated.flushed).toHaveLength(10);
+  });
+});
+
+describe('an edit whose write lands after the delivery started', () => {
+  it('with a target at the delivered occurrence: the task advances instead of delivering that occurrence again', async () => {
+    const inner = new MemoryStorage();
+    let release: (() => void) | null = null;
+    const storage: ScheduleStorage = {
+      open: () => inner.open(),
+      close: () => inner.close(),
+      async commit(batch) {
+        const edit = batch.puts.some((row) => row.record.kind === 'every' && row.record.everySeconds === 300);
+        if (edit && release === null) await new Promise<void>((resolve) => (release = resolve));
+        return inner.commit(batch);
+      },
+    };
+    const h = await harness({ start: T0, storage, attachClock: false });
+    const v = await create(h, 's1', { every_seconds: 600 }); // due 08:10
+    await h.clock.advance(5 * MINUTE); // 08:05
+    // planned at 08:05: every 300 s → 08:10, the very instant the old rule is due; its write is held
+    const edited = h.svc.callTool('s1', 'schedule_update', { id: v.id, change: { kind: 'every', every_seconds: 300 } });
+    await flushMicrotasks();
+    await h.clock.advance(5 * MINUTE); // 08:10: the old rule's delivery starts and is flushed
+    await flushMicrotasks();
+    expect(h.sessions.messages('s1')).toHaveLength(1);
+    release!();
+    expect(await edited).toMatchObject({ everySeconds: 300, scheduledAt: '2030-01-01T08:10:00.000Z' });
+    await h.svc.whenIdle();
+    await h.clock.advance(0);
+    await h.svc.whenIdle();
+    expect(h.sessions.messages('s1')).toHaveLength(1);
+    const entry = await h.svc.remote.get({ sessionId: 's1', id: v.id });
+    expect(entry).toMatchObject({
+      record: { everySeconds: 300, scheduledAt: '2030-01-01T08:15:00.000Z' },
+      lastDelivery: { scheduledAt: '2030-01-01T08:10:00.000Z' },
+    });
   });
 });
