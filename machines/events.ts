@@ -100,3 +100,19 @@ export type SupervisorEmitted =
 
 /** The prefix of a Session actor's id under the supervisor. */
 export const sessionActorId = (sessionId: string): string => `session:${sessionId}`;
+
+/** How many Session groups the supervisor spreads Session actors over. */
+export const SESSION_GROUPS = 256;
+
+/**
+ * The id of the Session group actor that holds a Session's actor: `sessions:<n>`, n from an
+ * FNV-1a hash of the Session id, so it needs no table and stays the same across restarts.
+ */
+export function sessionGroupId(sessionId: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < sessionId.length; i++) {
+    hash ^= sessionId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return `sessions:${(hash >>> 0) % SESSION_GROUPS}`;
+}

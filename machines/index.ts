@@ -13,7 +13,8 @@ export type {
   RemoteMethod,
   SupervisorEmitted,
 } from './events.ts';
-export { sessionActorId } from './events.ts';
+export { SESSION_GROUPS, sessionActorId, sessionGroupId } from './events.ts';
+export { type SessionGroupEvent, type SessionGroupMachine, type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
 export { type SessionContext, type SessionEvent, type SessionMachine, sessionMachine } from './sessionMachine.ts';
 export {
   type OpenedDomain,

@@ -1,16 +1,19 @@
 // The root of the actor system: `opening` (decode the stored domain and spawn the actors) →
 // `running` (one mailbox: every call and every delivery commit takes its place in arrival order
 // and runs alone, its persistence awaited inside its slot) → `closing` (once the mailbox is
-// drained) → `closed`. It spawns one Session actor per Session with active tasks and routes the
-// timer's due tasks and each slot's committed effects to them. The slot's work — validation,
+// drained) → `closed`. Session actors — one per Session with active tasks — live in Session
+// groups (`sessionGroupMachine.ts`); the supervisor routes the timer's due tasks and each slot's
+// committed effects to them through their groups. The slot's work — validation,
 // the write through the storage port — is done by the `slotRunner` actor the service provides (one
 // long-lived child: it receives `slot.run` and answers `slot.done`, so a slot spawns nothing), as
 // are `openDomain` and `closeDomain`; this file holds no I/O.
-import { type ActorRefFrom, assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { TaskRow } from '../src/domain/types.ts';
 import type { ActorEffect, CommandOutcome, DueTasks, MailboxCommand, SupervisorEmitted } from './events.ts';
-import { sessionActorId } from './events.ts';
-import { type DeliveryFailedEvent, type DeliveryFlushedEvent, sessionMachine } from './sessionMachine.ts';
+import { sessionGroupId } from './events.ts';
+import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
+import { type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
+import type { DeliveryFailedEvent, DeliveryFlushedEvent } from './sessionMachine.ts';
 
 export type SupervisorEvent =
   /** A call took its place in the mailbox. */
@@ -26,7 +29,7 @@ export type SupervisorEvent =
 
 export interface SupervisorContext {
   /** Commands waiting for their slot, oldest first. */
-  readonly queue: readonly MailboxCommand[];
+  readonly queue: Mailbox<MailboxCommand>;
   readonly closeRequested: boolean;
 }
 
@@ -34,8 +37,6 @@ export interface SupervisorContext {
 export interface OpenedDomain {
   readonly activeRows: readonly TaskRow[];
 }
-
-type SessionRef = ActorRefFrom<typeof sessionMachine>;
 
 /** What the supervisor sends its slot runner: the commands of the slot at the head of the mailbox. */
 export interface SlotRunEvent {
@@ -50,13 +51,15 @@ const isDeliveryCommit = (command: MailboxCommand): boolean => command.operation
  * is a delivery commit — the whole run of delivery commits behind it, written as one batch. Other
  * calls never share a slot, so every call still sees exactly the changes queued before it.
  */
-export function slotCommands(queue: readonly MailboxCommand[]): readonly MailboxCommand[] {
-  const head = queue[0];
-  if (head === undefined) return [];
-  if (!isDeliveryCommit(head)) return [head];
-  let end = 1;
-  while (end < queue.length && isDeliveryCommit(queue[end]!)) end++;
-  return queue.slice(0, end);
+export function slotCommands(queue: Mailbox<MailboxCommand>): readonly MailboxCommand[] {
+  const head = mailboxHead(queue, 1);
+  if (head.length === 0 || !isDeliveryCommit(head[0]!)) return head;
+  const commands: MailboxCommand[] = [];
+  for (const command of mailboxItems(queue)) {
+    if (!isDeliveryCommit(command)) break;
+    commands.push(command);
+  }
+  return commands;
 }
 
 const groupBySession = (rows: readonly TaskRow[]): Map<string, TaskRow[]> => {
@@ -69,6 +72,39 @@ const groupBySession = (rows: readonly TaskRow[]): Map<string, TaskRow[]> => {
   return groups;
 };
 
+/** What the supervisor sends one Session group: its routes, and whether the group must be spawned first. */
+interface GroupSend {
+  readonly id: string;
+  readonly spawn: boolean;
+  readonly event: { readonly type: 'sessions.route'; readonly routes: readonly SessionRoute[] };
+}
+
+/** Session routes gathered per Session group, in the order they were added. */
+class GroupRoutes {
+  private readonly byGroup = new Map<string, SessionRoute[]>();
+
+  add(route: SessionRoute): void {
+    const id = sessionGroupId(route.sessionId);
+    const routes = this.byGroup.get(id);
+    if (routes === undefined) this.byGroup.set(id, [route]);
+    else routes.push(route);
+  }
+
+  /**
+   * One send per group with routes. A missing group is spawned when one of its routes may spawn
+   * a Session; otherwise none of its Sessions has an actor and the routes are dropped.
+   */
+  sends(children: Readonly<Record<string, unknown>>): GroupSend[] {
+    const out: GroupSend[] = [];
+    for (const [id, routes] of this.byGroup) {
+      const exists = children[id] !== undefined;
+      if (!exists && !routes.some((route) => route.type === 'send' && route.spawn)) continue;
+      out.push({ id, spawn: !exists, event: { type: 'sessions.route', routes } });
+    }
+    return out;
+  }
+}
+
 export const supervisorMachine = setup({
   types: {
     context: {} as SupervisorContext,
@@ -76,7 +112,7 @@ export const supervisorMachine = setup({
     emitted: {} as SupervisorEmitted,
   },
   actors: {
-    session: sessionMachine,
+    sessionGroup: sessionGroupMachine,
     /** Loads and decodes the stored domain; provided by the service. */
     openDomain: fromPromise<OpenedDomain>(async () => {
       throw new Error('openDomain is provided by the service');
@@ -91,84 +127,79 @@ export const supervisorMachine = setup({
     }),
   },
   guards: {
-    hasQueued: ({ context }) => context.queue.length > 0,
+    hasQueued: ({ context }) => context.queue.size > 0,
     closeRequested: ({ context }) => context.closeRequested,
   },
   actions: {
     enqueueCommand: assign(({ context, event }) => {
-      if (event.type === 'command') return { queue: [...context.queue, event.command] };
+      if (event.type === 'command') return { queue: mailboxPush(context.queue, event.command) };
       if (event.type === 'delivery.flushed') {
         const command: MailboxCommand = {
           requestId: null,
           operation: { kind: 'delivery.commit', sessionId: event.sessionId, outcome: event.outcome },
         };
-        return { queue: [...context.queue, command] };
+        return { queue: mailboxPush(context.queue, command) };
       }
       return {};
     }),
-    dequeue: assign(({ context, event }) => ({ queue: context.queue.slice(event.type === 'slot.done' ? event.count : 1) })),
+    dequeue: assign(({ context, event }) => ({ queue: mailboxDrop(context.queue, event.type === 'slot.done' ? event.count : 1) })),
     requestClose: assign({ closeRequested: true }),
     /** Spawns Session actors and their task actors; the rows of one Session arrive in one event. */
     spawnRows: enqueueActions(({ enqueue, event, self }) => {
       const rows = 'output' in event ? (event.output as OpenedDomain).activeRows : [];
-      const children = self.getSnapshot().children as Record<string, SessionRef | undefined>;
+      const routes = new GroupRoutes();
       for (const [sessionId, group] of groupBySession(rows)) {
-        const id = sessionActorId(sessionId);
-        if (children[id] === undefined) enqueue.spawnChild('session', { id, input: { sessionId } });
-        enqueue.sendTo(id, { type: 'tasks.spawn', rows: group });
+        routes.add({ type: 'send', sessionId, event: { type: 'tasks.spawn', rows: group }, spawn: true });
+      }
+      for (const group of routes.sends(self.getSnapshot().children)) {
+        if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id });
+        enqueue.sendTo(group.id, group.event);
       }
     }),
     /** Routes a committed slot's effects to the Session actors. */
     applyEffects: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'slot.done') return;
-      const outcome = event.outcome;
-      const children = self.getSnapshot().children as Record<string, SessionRef | undefined>;
-      const spawned = new Set<string>();
-      const ensureSession = (sessionId: string): string => {
-        const id = sessionActorId(sessionId);
-        if (children[id] === undefined && !spawned.has(id)) {
-          enqueue.spawnChild('session', { id, input: { sessionId } });
-          spawned.add(id);
-        }
-        return id;
-      };
-      for (const effect of outcome.effects as readonly ActorEffect[]) {
+      const routes = new GroupRoutes();
+      for (const effect of event.outcome.effects as readonly ActorEffect[]) {
         switch (effect.type) {
           case 'spawn':
             for (const [sessionId, group] of groupBySession(effect.rows)) {
-              enqueue.sendTo(ensureSession(sessionId), { type: 'tasks.spawn', rows: group });
+              routes.add({ type: 'send', sessionId, event: { type: 'tasks.spawn', rows: group }, spawn: true });
             }
             break;
           case 'put':
-            enqueue.sendTo(ensureSession(effect.row.sessionId), { type: 'task.put', row: effect.row, now: effect.now });
-            break;
-          case 'remove': {
-            const session = children[sessionActorId(effect.sessionId)];
-            if (session === undefined) break;
-            if (effect.retire) enqueue.stopChild(session);
-            else enqueue.sendTo(session, { type: 'tasks.remove', ids: effect.ids });
-            break;
-          }
-          case 'settle': {
-            const session = children[sessionActorId(effect.sessionId)];
-            if (session === undefined) break;
-            enqueue.sendTo(session, {
-              type: 'delivery.settle',
-              committed: effect.committed,
-              failedIds: effect.failedIds,
-              now: effect.now,
+            routes.add({
+              type: 'send',
+              sessionId: effect.row.sessionId,
+              event: { type: 'task.put', row: effect.row, now: effect.now },
+              spawn: true,
             });
-            if (effect.retire) enqueue.stopChild(session);
             break;
-          }
+          case 'remove':
+            if (effect.retire) routes.add({ type: 'retire', sessionId: effect.sessionId });
+            else routes.add({ type: 'send', sessionId: effect.sessionId, event: { type: 'tasks.remove', ids: effect.ids }, spawn: false });
+            break;
+          case 'settle':
+            routes.add({
+              type: 'send',
+              sessionId: effect.sessionId,
+              event: { type: 'delivery.settle', committed: effect.committed, failedIds: effect.failedIds, now: effect.now },
+              spawn: false,
+            });
+            if (effect.retire) routes.add({ type: 'retire', sessionId: effect.sessionId });
+            break;
         }
+      }
+      for (const group of routes.sends(self.getSnapshot().children)) {
+        if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id });
+        enqueue.sendTo(group.id, group.event);
       }
     }),
     /** Hands the slot's reply and committed changes to the service. */
     reportSlot: enqueueActions(({ enqueue, event, context }) => {
       if (event.type !== 'slot.done') return;
       const outcome = event.outcome;
-      const requestIds = context.queue.slice(0, event.count).map((command) => command.requestId);
+      const requestIds = mailboxHead(context.queue, event.count).map((command) => command.requestId);
       const requestId = requestIds.length === 1 ? requestIds[0]! : null;
       if (requestId !== null) enqueue.emit({ type: 'reply', requestId, reply: outcome.reply });
       if (outcome.changes.length > 0) enqueue.emit({ type: 'changed', changes: outcome.changes });
@@ -176,10 +207,13 @@ export const supervisorMachine = setup({
     }),
     routeDue: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'clock.wake') return;
-      const children = self.getSnapshot().children as Record<string, SessionRef | undefined>;
-      for (const group of event.due) {
-        const session = children[sessionActorId(group.sessionId)];
-        if (session !== undefined) enqueue.sendTo(session, { type: 'tasks.due', now: event.now, ids: group.ids });
+      const routes = new GroupRoutes();
+      for (const due of event.due) {
+        routes.add({ type: 'send', sessionId: due.sessionId, event: { type: 'tasks.due', now: event.now, ids: due.ids }, spawn: false });
+      }
+      for (const group of routes.sends(self.getSnapshot().children)) {
+        if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id });
+        enqueue.sendTo(group.id, group.event);
       }
     }),
     reportDeliveryFailure: emit(({ event }) => {
@@ -189,7 +223,7 @@ export const supervisorMachine = setup({
   },
 }).createMachine({
   id: 'supervisor',
-  context: { queue: [], closeRequested: false },
+  context: { queue: emptyMailbox(), closeRequested: false },
   initial: 'opening',
   states: {
     opening: {

@@ -5,6 +5,7 @@
 // made, so calls made one after another are processed in that order.
 import { type Actor, createActor, fromCallback, fromPromise, type InspectionEvent, waitFor } from 'xstate';
 import type { DeliveryOutcome, DeliveryRequest, DomainChange, Operation, RemoteMethod } from '../machines/events.ts';
+import { sessionGroupMachine } from '../machines/sessionGroupMachine.ts';
 import { sessionMachine } from '../machines/sessionMachine.ts';
 import { type OpenedDomain, type SlotRunEvent, supervisorMachine } from '../machines/supervisorMachine.ts';
 import { jsonFileStorage } from './adapters/jsonFileStorage.ts';
@@ -137,12 +138,16 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
           logger.error('The schedule storage did not close cleanly.', { cause: error });
         }
       }),
-      session: sessionMachine.provide({
+      sessionGroup: sessionGroupMachine.provide({
         actors: {
-          deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(({ input }) => {
-            activity.begin();
-            attempting.add(input.sessionId);
-            return deliverBatch({ sessions: options.sessions, clock, logger, restores }, input);
+          session: sessionMachine.provide({
+            actors: {
+              deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(({ input }) => {
+                activity.begin();
+                attempting.add(input.sessionId);
+                return deliverBatch({ sessions: options.sessions, clock, logger, restores }, input);
+              }),
+            },
           }),
         },
       }),

@@ -5,6 +5,7 @@
 // files with this output, so a machine change without a regeneration fails the build.
 import { renderMermaidSVG } from 'beautiful-mermaid';
 import type { AnyStateMachine } from 'xstate';
+import { sessionGroupMachine } from '../machines/sessionGroupMachine.ts';
 import { sessionMachine } from '../machines/sessionMachine.ts';
 import { supervisorMachine } from '../machines/supervisorMachine.ts';
 import { taskMachine } from '../machines/taskMachine.ts';
@@ -38,10 +39,17 @@ export const DIAGRAMS: readonly DiagramSpec[] = [
     machine: sessionMachine,
   },
   {
+    name: 'sessionGroup',
+    title: 'Session group machine',
+    about:
+      'One actor per group of Sessions (256 groups, chosen by a hash of the Session id) between the supervisor and the Session actors, so the children maps XState copies on every spawn and stop stay small. It only routes: spawns, feeds and retires its Session actors and passes their delivery results up.',
+    machine: sessionGroupMachine,
+  },
+  {
     name: 'supervisor',
     title: 'Supervisor machine',
     about:
-      'The root of the actor system: opens the stored domain, then serialises every call and every delivery commit through one mailbox, and routes the timer’s due tasks and each slot’s effects to the Session actors.',
+      'The root of the actor system: opens the stored domain, then serialises every call and every delivery commit through one mailbox, and routes the timer’s due tasks and each slot’s effects to the Session actors through their groups.',
     machine: supervisorMachine,
   },
 ];

@@ -21,7 +21,12 @@ export interface ActorIdentity {
   readonly src?: string;
 }
 
-const MACHINE_KINDS: Readonly<Record<string, InspectedActorKind>> = { supervisor: 'supervisor', session: 'session', task: 'task' };
+const MACHINE_KINDS: Readonly<Record<string, InspectedActorKind>> = {
+  supervisor: 'supervisor',
+  sessionGroup: 'group',
+  session: 'session',
+  task: 'task',
+};
 const SESSION_ACTOR_PREFIX = 'session:';
 
 /** The system-unique key of an actor reference (XState's `sessionId`). */

@@ -48,7 +48,7 @@ export class ActorRecord {
   }
 }
 
-const KINDS: readonly InspectedActorKind[] = ['supervisor', 'session', 'task', 'effect', 'other'];
+const KINDS: readonly InspectedActorKind[] = ['supervisor', 'group', 'session', 'task', 'effect', 'other'];
 
 export class ActorTree {
   private readonly records = new Map<string, ActorRecord>();

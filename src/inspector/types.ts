@@ -4,8 +4,8 @@
 // no actor references, no event payloads, so the view stays small and can cross a wire.
 import type { StateValue } from 'xstate';
 
-/** What an actor is in the schedule's actor system. */
-export type InspectedActorKind = 'supervisor' | 'session' | 'task' | 'effect' | 'other';
+/** What an actor is in the schedule's actor system (a `group` holds Session actors). */
+export type InspectedActorKind = 'supervisor' | 'group' | 'session' | 'task' | 'effect' | 'other';
 
 /** An actor's status, as XState reports it. */
 export type InspectedActorStatus = 'active' | 'done' | 'error' | 'stopped';

@@ -1,6 +1,7 @@
 // The live inspector on a real service (manual clock, fake Sessions, memory storage): the actor
 // tree with states, last events and task targets; the ring of recent entries; the Session filter;
 // superjson views; live updates; stopped actors; and the tree of a closed service.
+import { sessionGroupId } from '../../machines/events.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { createScheduleInspector, parseInspectorSnapshot, type ScheduleInspector } from '../../src/inspector/index.ts';
 import type { InspectorUpdate } from '../../src/inspector/types.ts';
@@ -56,11 +57,14 @@ describe('the actor tree', () => {
     const id = await create(r, 's1', { every_seconds: 600 });
     const actors = r.inspector.actors();
     const supervisor = actors.find((a) => a.kind === 'supervisor');
+    const group = actors.find((a) => a.kind === 'group');
     const session = actors.find((a) => a.kind === 'session');
     const task = actors.find((a) => a.kind === 'task');
     expect(supervisor).toMatchObject({ id: 'supervisor', status: 'active', state: { running: 'idle' } });
     expect(supervisor?.parent).toBeUndefined();
-    expect(session).toMatchObject({ id: 'session:s1', session: 's1', parent: supervisor?.key, state: 'idle' });
+    expect(group).toMatchObject({ id: sessionGroupId('s1'), parent: supervisor?.key, state: 'routing' });
+    expect(group?.session).toBeUndefined();
+    expect(session).toMatchObject({ id: 'session:s1', session: 's1', parent: group?.key, state: 'idle' });
     expect(task).toEqual({
       key: task?.key,
       id,
@@ -74,7 +78,8 @@ describe('the actor tree', () => {
       title: 'Check the build',
     });
     // Parents come before their children.
-    expect(actors.indexOf(supervisor!)).toBeLessThan(actors.indexOf(session!));
+    expect(actors.indexOf(supervisor!)).toBeLessThan(actors.indexOf(group!));
+    expect(actors.indexOf(group!)).toBeLessThan(actors.indexOf(session!));
     expect(actors.indexOf(session!)).toBeLessThan(actors.indexOf(task!));
   });
 
@@ -122,9 +127,9 @@ describe('the actor tree', () => {
     await r.svc.callTool('s1', 'schedule_delete', { id: gone });
     await r.svc.whenIdle();
     expect(lastStatus(gone)).toBe('stopped');
-    // With no active task left the Session actor is retired too.
-    expect(r.inspector.actors().map((a) => a.kind)).toEqual(['supervisor', 'effect']);
-    expect(r.inspector.view().counts).toEqual({ supervisor: 1, session: 0, task: 0, effect: 1, other: 0 });
+    // With no active task left the Session actor is retired too (its group stays).
+    expect(r.inspector.actors().map((a) => a.kind)).toEqual(['supervisor', 'effect', 'group']);
+    expect(r.inspector.view().counts).toEqual({ supervisor: 1, group: 1, session: 0, task: 0, effect: 1, other: 0 });
   });
 
   it('a closed service is not torn down actor by actor: the inspector keeps only the closed supervisor', async () => {
@@ -133,11 +138,13 @@ describe('the actor tree', () => {
     await create(r, 's2', { every_seconds: 600 });
     const updates: InspectorUpdate[] = [];
     r.inspector.subscribe((u) => updates.push(u));
-    expect(r.inspector.actors()).toHaveLength(6);
+    const groups = new Set([sessionGroupId('s1'), sessionGroupId('s2')]).size;
+    // supervisor, slot runner, the groups, two Sessions, two tasks
+    expect(r.inspector.actors()).toHaveLength(6 + groups);
     await r.svc.close();
     expect(r.inspector.actors()).toEqual([expect.objectContaining({ kind: 'supervisor', state: 'closed' })]);
     const removed = updates.find((u) => u.type === 'removed');
-    expect(removed?.type === 'removed' ? removed.keys.length : 0).toBe(5);
+    expect(removed?.type === 'removed' ? removed.keys.length : 0).toBe(5 + groups);
     r.inspector.reset();
     expect(r.inspector.view()).toMatchObject({ actors: [], events: [], ring: { dropped: 0 } });
     expect(updates.at(-1)).toEqual({ type: 'reset' });
@@ -150,7 +157,7 @@ describe('filters, serialisation and updates', () => {
     const a = await create(r, 's1', { every_seconds: 600 });
     const b = await create(r, 's2', { every_seconds: 600 });
     const view = r.inspector.view({ sessionId: 's2' });
-    expect(view.actors.map((x) => x.id)).toEqual(['supervisor', 'session:s2', b]);
+    expect(view.actors.map((x) => x.id)).toEqual(['supervisor', sessionGroupId('s2'), 'session:s2', b]);
     expect(view.events.length).toBeGreaterThan(0);
     expect(view.events.every((e) => e.session === 's2')).toBe(true);
     expect(view.events.some((e) => e.actorId === a)).toBe(false);

@@ -1,0 +1,111 @@
+// The Session group actor: it spawns, feeds and retires its Session actors in the order of its
+// routes, drops routes for Sessions it does not hold, and passes their delivery results up; the
+// group a Session belongs to is a stable hash of its id.
+import { createActor, fromPromise, setup } from 'xstate';
+import type { DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
+import { SESSION_GROUPS, sessionGroupId } from '../../machines/events.ts';
+import { type SessionRoute, sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
+import { sessionMachine } from '../../machines/sessionMachine.ts';
+import type { TaskRow } from '../../src/domain/types.ts';
+
+const T = Date.parse('2030-01-01T08:10:00.000Z');
+const row = (sessionId: string, id: string): TaskRow => ({
+  sessionId,
+  status: 'active',
+  record: { id, kind: 'every', title: id, prompt: 'p', scheduledAt: '2030-01-01T08:10:00.000Z', everySeconds: 600 },
+});
+const spawn = (sessionId: string, ...ids: string[]): SessionRoute => ({
+  type: 'send',
+  sessionId,
+  event: { type: 'tasks.spawn', rows: ids.map((id) => row(sessionId, id)) },
+  spawn: true,
+});
+
+function harness() {
+  const parentEvents: Array<{ type: string; sessionId?: string }> = [];
+  const group = sessionGroupMachine.provide({
+    actors: {
+      session: sessionMachine.provide({
+        actors: {
+          deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(async ({ input }) => ({
+            now: input.now,
+            delivered: [],
+            failedIds: [],
+            unrecordableIds: [],
+          })),
+        },
+      }),
+    },
+  });
+  const parent = setup({ actors: { group }, types: { events: {} as { type: string; sessionId?: string } } }).createMachine({
+    invoke: { id: 'group', src: 'group' },
+    on: { '*': { actions: ({ event }) => parentEvents.push(event) } },
+  });
+  const actor = createActor(parent).start();
+  const ref = actor.getSnapshot().children.group!;
+  const sessions = () => ref.getSnapshot().children as Record<string, { getSnapshot(): { children: Record<string, unknown> } }>;
+  return {
+    route: (...routes: SessionRoute[]) => ref.send({ type: 'sessions.route', routes }),
+    sessionIds: () => Object.keys(sessions()).sort(),
+    taskIds: (sessionId: string) => Object.keys(sessions()[`session:${sessionId}`]?.getSnapshot().children ?? {}).sort(),
+    parentEvents,
+  };
+}
+
+describe('session group machine', () => {
+  it('spawns Session actors with their tasks, and a later route reaches the same actor', () => {
+    const h = harness();
+    h.route(spawn('s1', 'a'), spawn('s2', 'b'));
+    expect(h.sessionIds()).toEqual(['session:s1', 'session:s2']);
+    h.route(spawn('s1', 'c'));
+    expect(h.sessionIds()).toEqual(['session:s1', 'session:s2']);
+    expect(h.taskIds('s1')).toEqual(['a', 'c']);
+    expect(h.taskIds('s2')).toEqual(['b']);
+  });
+
+  it('drops a route that may not spawn when the Session has no actor', () => {
+    const h = harness();
+    h.route({ type: 'send', sessionId: 's1', event: { type: 'tasks.due', now: T, ids: ['a'] }, spawn: false });
+    expect(h.sessionIds()).toEqual([]);
+  });
+
+  it('applies routes in order: a Session retired and created again in one batch gets a fresh actor', () => {
+    const h = harness();
+    h.route(spawn('s1', 'a'), spawn('s2', 'b'));
+    h.route(
+      { type: 'retire', sessionId: 's1' },
+      spawn('s1', 'c'),
+      { type: 'retire', sessionId: 's2' },
+      { type: 'retire', sessionId: 's3' },
+    );
+    expect(h.sessionIds()).toEqual(['session:s1']);
+    expect(h.taskIds('s1')).toEqual(['c']);
+  });
+
+  it("passes a Session's delivery result up to its parent", async () => {
+    const h = harness();
+    h.route(spawn('s1', 'a'), { type: 'send', sessionId: 's1', event: { type: 'tasks.due', now: T, ids: ['a'] }, spawn: false });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.parentEvents).toContainEqual(expect.objectContaining({ type: 'delivery.flushed', sessionId: 's1' }));
+  });
+});
+
+describe('sessionGroupId', () => {
+  it('is stable and names one of the groups', () => {
+    expect(sessionGroupId('s1')).toBe(sessionGroupId('s1'));
+    expect(sessionGroupId('s1')).toMatch(/^sessions:\d+$/);
+    const n = Number(sessionGroupId('a much longer Session id, with spaces and ünïcode')?.split(':')[1]);
+    expect(n).toBeGreaterThanOrEqual(0);
+    expect(n).toBeLessThan(SESSION_GROUPS);
+  });
+
+  it('spreads 20,000 Session ids over every group, none holding more than twice its share', () => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 20_000; i++) {
+      const id = sessionGroupId(`session-${i}`);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    expect(counts.size).toBe(SESSION_GROUPS);
+    expect(Math.max(...counts.values())).toBeLessThanOrEqual((2 * 20_000) / SESSION_GROUPS);
+  });
+});
