@@ -24,4 +24,11 @@ export {
   type SupervisorMachine,
   supervisorMachine,
 } from './supervisorMachine.ts';
+export {
+  TASK_GROUP_SIZE,
+  type TaskDelivery,
+  type TaskGroupEvent,
+  type TaskGroupMachine,
+  taskGroupMachine,
+} from './taskGroupMachine.ts';
 export { type TaskEvent, type TaskInput, type TaskMachine, taskMachine } from './taskMachine.ts';

@@ -1,12 +1,15 @@
-// One actor per Session with active tasks, between the supervisor and that Session's task actors.
-// It owns its task actors (spawned in one event on restore), gathers the Session's due tasks into
-// one delivery attempt at a time (`idle` → `delivering` → `committing` → `idle`), and hands the
-// flushed outcome to the supervisor, whose mailbox commits it. The attempt itself — resolve the
-// Agent, append, flush — is the `deliverBatch` actor the service provides.
-import { type ActorRefFrom, assign, enqueueActions, fromPromise, sendParent, setup } from 'xstate';
+// One actor per Session with active tasks, between its Session group and that Session's task
+// actors. It owns its task actors — in task groups of at most 64 (`taskGroupMachine.ts`), new
+// tasks going to the first group with room, restored ones spawned in one event per group —
+// gathers the Session's due tasks into one delivery attempt at a time (`idle` → `delivering` →
+// `committing` → `idle`), and hands the flushed outcome up to the supervisor, whose mailbox
+// commits it. The attempt itself — resolve the Agent, append, flush — is the `deliverBatch` actor
+// the service provides.
+import { type ActorRefFrom, enqueueActions, fromPromise, sendParent, setup } from 'xstate';
 import type { TaskRow } from '../src/domain/types.ts';
 import type { DeliveryOutcome, DeliveryRequest } from './events.ts';
-import { isDueAt, type TaskMachine, taskLogic } from './taskMachine.ts';
+import { TASK_GROUP_SIZE, type TaskDelivery, type TaskGroupEvent, type TaskGroupMachine, taskGroupMachine } from './taskGroupMachine.ts';
+import { isDueAt, type TaskEvent, type TaskMachine } from './taskMachine.ts';
 
 export type SessionEvent =
   /** Spawns task actors for active rows (all restored rows of a Session arrive in one event). */
@@ -51,9 +54,78 @@ export interface DeliveryFailedEvent {
 }
 
 type TaskRef = ActorRefFrom<TaskMachine>;
+type GroupRef = ActorRefFrom<TaskGroupMachine>;
 
-const taskRefs = (children: Record<string, unknown>): Record<string, TaskRef | undefined> =>
-  children as Record<string, TaskRef | undefined>;
+const GROUP_PREFIX = 'tasks:';
+
+/** The Session's task groups (its other child is the attempt in flight), in creation order. */
+function taskGroups(children: Readonly<Record<string, unknown>>): Array<[string, GroupRef]> {
+  const groups: Array<[string, GroupRef]> = [];
+  for (const id in children) if (id.startsWith(GROUP_PREFIX)) groups.push([id, children[id] as GroupRef]);
+  return groups;
+}
+
+/** Finds task actors in the Session's groups (one lookup per group: a Session of k tasks has about k / 64). */
+class TaskIndex {
+  private readonly groups: Array<[string, GroupRef]>;
+
+  constructor(children: Readonly<Record<string, unknown>>) {
+    this.groups = taskGroups(children);
+  }
+
+  find(id: string): { readonly group: string; readonly task: TaskRef } | undefined {
+    for (const [group, ref] of this.groups) {
+      const task = ref.getSnapshot().children[id] as TaskRef | undefined;
+      if (task !== undefined) return { group, task };
+    }
+    return undefined;
+  }
+
+  /**
+   * Where new rows go: the first groups with room, then new groups of at most `TASK_GROUP_SIZE`.
+   * `spawn` marks a group that does not exist yet.
+   */
+  place(rows: readonly TaskRow[]): Array<{ readonly group: string; readonly spawn: boolean; readonly rows: TaskRow[] }> {
+    const out: Array<{ group: string; spawn: boolean; rows: TaskRow[] }> = [];
+    let next = 0;
+    let i = 0;
+    for (const [group, ref] of this.groups) {
+      next = Math.max(next, Number(group.slice(GROUP_PREFIX.length)) + 1);
+      const room = TASK_GROUP_SIZE - Object.keys(ref.getSnapshot().children).length;
+      if (room <= 0 || i >= rows.length) continue;
+      out.push({ group, spawn: false, rows: rows.slice(i, i + room) });
+      i += room;
+    }
+    for (; i < rows.length; i += TASK_GROUP_SIZE, next++) {
+      out.push({ group: `${GROUP_PREFIX}${next}`, spawn: true, rows: rows.slice(i, i + TASK_GROUP_SIZE) });
+    }
+    return out;
+  }
+}
+
+/** Events for tasks gathered per group, each group's in the order added, plus stops after them. */
+class GroupSends {
+  readonly deliveries = new Map<string, TaskDelivery[]>();
+  readonly stops = new Map<string, string[]>();
+
+  send(group: string, id: string, event: TaskEvent): void {
+    const list = this.deliveries.get(group);
+    if (list === undefined) this.deliveries.set(group, [{ id, event }]);
+    else list.push({ id, event });
+  }
+
+  stop(group: string, id: string): void {
+    const list = this.stops.get(group);
+    if (list === undefined) this.stops.set(group, [id]);
+    else list.push(id);
+  }
+
+  /** The group events: each group's deliveries, then each group's stops. */
+  *events(): Generator<{ readonly group: string; readonly event: TaskGroupEvent }> {
+    for (const [group, deliveries] of this.deliveries) yield { group, event: { type: 'tasks.send', deliveries } };
+    for (const [group, ids] of this.stops) yield { group, event: { type: 'tasks.stop', ids } };
+  }
+}
 
 export const sessionMachine = setup({
   types: {
@@ -62,7 +134,7 @@ export const sessionMachine = setup({
     events: {} as SessionEvent,
   },
   actors: {
-    task: taskLogic,
+    taskGroup: taskGroupMachine,
     /** Resolve → followup → flush for one Session; provided by the service. */
     deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(async () => {
       throw new Error('deliverBatch is provided by the service');
@@ -73,30 +145,47 @@ export const sessionMachine = setup({
     nothingInFlight: ({ context }) => context.inFlight.length === 0,
   },
   actions: {
-    spawnTasks: assign(({ context, event, spawn }) => {
-      if (event.type !== 'tasks.spawn') return {};
-      for (const row of event.rows) spawn('task', { id: row.record.id, input: { row } });
-      return { due: context.due };
-    }),
-    forwardPut: enqueueActions(({ enqueue, event, self }) => {
-      if (event.type !== 'task.put') return;
-      if (taskRefs(self.getSnapshot().children)[event.row.record.id] === undefined) {
-        enqueue.spawnChild('task', { id: event.row.record.id, input: { row: event.row } });
-      } else enqueue.sendTo(event.row.record.id, { type: 'task.updated', row: event.row, now: event.now });
+    /**
+     * A committed row reaches its task actor; a row without one (a new task, or the Session's
+     * restored tasks in one event) is spawned in the first groups with room, then in new groups.
+     */
+    putTasks: enqueueActions(({ enqueue, event, self }) => {
+      const rows = event.type === 'tasks.spawn' ? event.rows : event.type === 'task.put' ? [event.row] : [];
+      const index = new TaskIndex(self.getSnapshot().children);
+      const sends = new GroupSends();
+      const fresh: TaskRow[] = [];
+      for (const row of rows) {
+        const found = index.find(row.record.id);
+        if (found === undefined) fresh.push(row);
+        else if (event.type === 'task.put') sends.send(found.group, row.record.id, { type: 'task.updated', row, now: event.now });
+      }
+      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      for (const { group, spawn, rows: placed } of index.place(fresh)) {
+        if (spawn) enqueue.spawnChild('taskGroup', { id: group, input: { rows: placed } });
+        else enqueue.sendTo(group, { type: 'tasks.spawn', rows: placed });
+      }
     }),
     removeTasks: enqueueActions(({ enqueue, event, context, self }) => {
       if (event.type !== 'tasks.remove') return;
-      const children = taskRefs(self.getSnapshot().children);
+      const index = new TaskIndex(self.getSnapshot().children);
+      const sends = new GroupSends();
       for (const id of event.ids) {
-        const child = children[id];
-        if (child !== undefined) enqueue.stopChild(child);
+        const found = index.find(id);
+        if (found !== undefined) sends.stop(found.group, id);
       }
+      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
       const removed = new Set(event.ids);
       enqueue.assign({ due: context.due.filter((id) => !removed.has(id)) });
     }),
-    markDue: enqueueActions(({ enqueue, event, context }) => {
+    markDue: enqueueActions(({ enqueue, event, context, self }) => {
       if (event.type !== 'tasks.due') return;
-      for (const id of event.ids) enqueue.sendTo(id, { type: 'clock.tick', now: event.now });
+      const index = new TaskIndex(self.getSnapshot().children);
+      const sends = new GroupSends();
+      for (const id of event.ids) {
+        const found = index.find(id);
+        if (found !== undefined) sends.send(found.group, id, { type: 'clock.tick', now: event.now });
+      }
+      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
       const due = new Set(context.due);
       for (const id of event.ids) due.add(id);
       enqueue.assign({ due: [...due], now: event.now });
@@ -107,34 +196,45 @@ export const sessionMachine = setup({
      * ticks sent in this same step reach the tasks before `delivery.start` does.
      */
     startAttempt: enqueueActions(({ enqueue, context, self }) => {
-      const children = taskRefs(self.getSnapshot().children);
+      const index = new TaskIndex(self.getSnapshot().children);
+      const sends = new GroupSends();
       const rows: TaskRow[] = [];
       for (const id of context.due) {
-        const snapshot = children[id]?.getSnapshot();
-        if (snapshot === undefined || snapshot.status !== 'active' || snapshot.matches('delivering')) continue;
+        const found = index.find(id);
+        const snapshot = found?.task.getSnapshot();
+        if (found === undefined || snapshot === undefined || snapshot.status !== 'active' || snapshot.matches('delivering')) continue;
         if (!isDueAt(snapshot.context, context.now)) continue;
         rows.push(snapshot.context);
-        enqueue.sendTo(id, { type: 'delivery.start' });
+        sends.send(found.group, id, { type: 'delivery.start' });
       }
+      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
       enqueue.assign({ due: [], inFlight: rows });
     }),
-    failAttempt: enqueueActions(({ enqueue, context }) => {
-      for (const row of context.inFlight) enqueue.sendTo(row.record.id, { type: 'delivery.failed', now: context.now });
+    failAttempt: enqueueActions(({ enqueue, context, self }) => {
+      const index = new TaskIndex(self.getSnapshot().children);
+      const sends = new GroupSends();
+      for (const row of context.inFlight) {
+        const found = index.find(row.record.id);
+        if (found !== undefined) sends.send(found.group, row.record.id, { type: 'delivery.failed', now: context.now });
+      }
+      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
       enqueue.assign({ inFlight: [] });
     }),
     settleAttempt: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'delivery.settle') return;
-      const children = taskRefs(self.getSnapshot().children);
+      const index = new TaskIndex(self.getSnapshot().children);
+      const sends = new GroupSends();
       for (const row of event.committed) {
-        const child = children[row.record.id];
-        if (child === undefined) continue;
-        enqueue.sendTo(child, { type: 'delivery.committed', row, now: event.now });
-        if (row.status === 'inactive') enqueue.stopChild(child);
+        const found = index.find(row.record.id);
+        if (found === undefined) continue;
+        sends.send(found.group, row.record.id, { type: 'delivery.committed', row, now: event.now });
+        if (row.status === 'inactive') sends.stop(found.group, row.record.id);
       }
       for (const id of event.failedIds) {
-        const child = children[id];
-        if (child !== undefined) enqueue.sendTo(child, { type: 'delivery.failed', now: event.now });
+        const found = index.find(id);
+        if (found !== undefined) sends.send(found.group, id, { type: 'delivery.failed', now: event.now });
       }
+      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
       enqueue.assign({ inFlight: [] });
     }),
   },
@@ -143,8 +243,8 @@ export const sessionMachine = setup({
   context: ({ input }) => ({ sessionId: input.sessionId, due: [], inFlight: [], now: 0 }),
   initial: 'idle',
   on: {
-    'tasks.spawn': { actions: 'spawnTasks' },
-    'task.put': { actions: 'forwardPut' },
+    'tasks.spawn': { actions: 'putTasks' },
+    'task.put': { actions: 'putTasks' },
     'tasks.remove': { actions: 'removeTasks' },
     'tasks.due': { actions: 'markDue' },
   },

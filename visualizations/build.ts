@@ -8,6 +8,7 @@ import type { AnyStateMachine } from 'xstate';
 import { sessionGroupMachine } from '../machines/sessionGroupMachine.ts';
 import { sessionMachine } from '../machines/sessionMachine.ts';
 import { supervisorMachine } from '../machines/supervisorMachine.ts';
+import { taskGroupMachine } from '../machines/taskGroupMachine.ts';
 import { taskMachine } from '../machines/taskMachine.ts';
 import { machineToMermaid } from './mermaid.ts';
 import { stateTable } from './stateTable.ts';
@@ -32,10 +33,17 @@ export const DIAGRAMS: readonly DiagramSpec[] = [
     machine: taskMachine,
   },
   {
+    name: 'taskGroup',
+    title: 'Task group machine',
+    about:
+      "A Session's task actors in groups of at most 64 (a Session's new tasks go to its first group with room), so the children maps XState copies on every spawn and stop stay small. It only spawns, feeds and stops its task actors.",
+    machine: taskGroupMachine,
+  },
+  {
     name: 'session',
     title: 'Session machine',
     about:
-      "One actor per Session with active tasks. It owns that Session's task actors and runs one delivery attempt at a time (resolve → followup → flush in `deliverBatch`), handing the flushed outcome to the supervisor's mailbox.",
+      "One actor per Session with active tasks. It owns that Session's task actors (through its task groups) and runs one delivery attempt at a time (resolve → followup → flush in `deliverBatch`), handing the flushed outcome to the supervisor's mailbox.",
     machine: sessionMachine,
   },
   {

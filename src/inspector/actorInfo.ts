@@ -24,6 +24,7 @@ export interface ActorIdentity {
 const MACHINE_KINDS: Readonly<Record<string, InspectedActorKind>> = {
   supervisor: 'supervisor',
   sessionGroup: 'group',
+  taskGroup: 'group',
   session: 'session',
   task: 'task',
 };

@@ -4,7 +4,7 @@
 // no actor references, no event payloads, so the view stays small and can cross a wire.
 import type { StateValue } from 'xstate';
 
-/** What an actor is in the schedule's actor system (a `group` holds Session actors). */
+/** What an actor is in the schedule's actor system (a `group` holds Session actors or task actors). */
 export type InspectedActorKind = 'supervisor' | 'group' | 'session' | 'task' | 'effect' | 'other';
 
 /** An actor's status, as XState reports it. */

@@ -46,7 +46,7 @@ describe('GET /api/inspect', () => {
     const before = parseInspectorSnapshot(reply.text);
     const supervisor = before.actors.find((a) => a.kind === 'supervisor');
     expect(supervisor).toMatchObject({ id: 'supervisor', status: 'active', state: { running: 'idle' } });
-    const group = before.actors.find((a) => a.kind === 'group');
+    const group = before.actors.find((a) => a.kind === 'group' && a.id.startsWith('sessions:'));
     expect(group).toMatchObject({ id: sessionGroupId('demo'), parent: supervisor?.key });
     expect(before.actors.find((a) => a.kind === 'session')).toMatchObject({ id: 'session:demo', session: 'demo', parent: group?.key });
     expect(before.actors.find((a) => a.kind === 'task')).toMatchObject({
@@ -57,7 +57,7 @@ describe('GET /api/inspect', () => {
       title: 'Tick',
       target: '2030-01-07T08:01:00.000Z',
     });
-    expect(before.counts).toMatchObject({ supervisor: 1, group: 1, session: 1, task: 1 });
+    expect(before.counts).toMatchObject({ supervisor: 1, group: 2, session: 1, task: 1 });
     expect(before.ring).toEqual({ capacity: 500, dropped: 0 });
     // Entries are stamped by the Host's clock.
     expect(before.events.every((e) => e.at === Date.parse('2030-01-07T08:00:00.000Z'))).toBe(true);
@@ -80,7 +80,7 @@ describe('GET /api/inspect', () => {
     const other = await createTask('other', 'Tock', 60);
     await t.advance(60_000);
     const narrowed = await view('?sessionId=other');
-    expect(narrowed.actors.map((a) => a.id)).toEqual(['supervisor', sessionGroupId('other'), 'session:other', other]);
+    expect(narrowed.actors.map((a) => a.id)).toEqual(['supervisor', sessionGroupId('other'), 'session:other', 'tasks:0', other]);
     expect(narrowed.events.length).toBeGreaterThan(0);
     expect(narrowed.events.every((e) => e.session === 'other')).toBe(true);
     expect(taskStates(narrowed.events, other)).toEqual(['scheduled', 'overdue', 'delivering', 'scheduled']);

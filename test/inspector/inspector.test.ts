@@ -57,7 +57,8 @@ describe('the actor tree', () => {
     const id = await create(r, 's1', { every_seconds: 600 });
     const actors = r.inspector.actors();
     const supervisor = actors.find((a) => a.kind === 'supervisor');
-    const group = actors.find((a) => a.kind === 'group');
+    const group = actors.find((a) => a.kind === 'group' && a.id.startsWith('sessions:'));
+    const taskGroup = actors.find((a) => a.kind === 'group' && a.id.startsWith('tasks:'));
     const session = actors.find((a) => a.kind === 'session');
     const task = actors.find((a) => a.kind === 'task');
     expect(supervisor).toMatchObject({ id: 'supervisor', status: 'active', state: { running: 'idle' } });
@@ -69,7 +70,7 @@ describe('the actor tree', () => {
       key: task?.key,
       id,
       kind: 'task',
-      parent: session?.key,
+      parent: taskGroup?.key,
       session: 's1',
       status: 'active',
       state: 'scheduled',
@@ -80,6 +81,8 @@ describe('the actor tree', () => {
     // Parents come before their children.
     expect(actors.indexOf(supervisor!)).toBeLessThan(actors.indexOf(group!));
     expect(actors.indexOf(group!)).toBeLessThan(actors.indexOf(session!));
+    expect(taskGroup).toMatchObject({ id: 'tasks:0', parent: session?.key, session: 's1', state: 'holding' });
+    expect(actors.indexOf(session!)).toBeLessThan(actors.indexOf(taskGroup!));
     expect(actors.indexOf(session!)).toBeLessThan(actors.indexOf(task!));
   });
 
@@ -139,12 +142,12 @@ describe('the actor tree', () => {
     const updates: InspectorUpdate[] = [];
     r.inspector.subscribe((u) => updates.push(u));
     const groups = new Set([sessionGroupId('s1'), sessionGroupId('s2')]).size;
-    // supervisor, slot runner, the groups, two Sessions, two tasks
-    expect(r.inspector.actors()).toHaveLength(6 + groups);
+    // supervisor, slot runner, the Session groups, two Sessions, their task groups, two tasks
+    expect(r.inspector.actors()).toHaveLength(8 + groups);
     await r.svc.close();
     expect(r.inspector.actors()).toEqual([expect.objectContaining({ kind: 'supervisor', state: 'closed' })]);
     const removed = updates.find((u) => u.type === 'removed');
-    expect(removed?.type === 'removed' ? removed.keys.length : 0).toBe(5 + groups);
+    expect(removed?.type === 'removed' ? removed.keys.length : 0).toBe(7 + groups);
     r.inspector.reset();
     expect(r.inspector.view()).toMatchObject({ actors: [], events: [], ring: { dropped: 0 } });
     expect(updates.at(-1)).toEqual({ type: 'reset' });
@@ -157,7 +160,7 @@ describe('filters, serialisation and updates', () => {
     const a = await create(r, 's1', { every_seconds: 600 });
     const b = await create(r, 's2', { every_seconds: 600 });
     const view = r.inspector.view({ sessionId: 's2' });
-    expect(view.actors.map((x) => x.id)).toEqual(['supervisor', sessionGroupId('s2'), 'session:s2', b]);
+    expect(view.actors.map((x) => x.id)).toEqual(['supervisor', sessionGroupId('s2'), 'session:s2', 'tasks:0', b]);
     expect(view.events.length).toBeGreaterThan(0);
     expect(view.events.every((e) => e.session === 's2')).toBe(true);
     expect(view.events.some((e) => e.actorId === a)).toBe(false);

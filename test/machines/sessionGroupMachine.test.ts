@@ -43,11 +43,15 @@ function harness() {
   });
   const actor = createActor(parent).start();
   const ref = actor.getSnapshot().children.group!;
-  const sessions = () => ref.getSnapshot().children as Record<string, { getSnapshot(): { children: Record<string, unknown> } }>;
+  type Snap = { children: Record<string, { getSnapshot(): Snap }> };
+  const sessions = () => ref.getSnapshot().children as Record<string, { getSnapshot(): Snap }>;
   return {
     route: (...routes: SessionRoute[]) => ref.send({ type: 'sessions.route', routes }),
     sessionIds: () => Object.keys(sessions()).sort(),
-    taskIds: (sessionId: string) => Object.keys(sessions()[`session:${sessionId}`]?.getSnapshot().children ?? {}).sort(),
+    taskIds: (sessionId: string) =>
+      Object.values(sessions()[`session:${sessionId}`]?.getSnapshot().children ?? {})
+        .flatMap((group) => Object.keys(group.getSnapshot().children ?? {}))
+        .sort(),
     parentEvents,
   };
 }

@@ -3,6 +3,7 @@
 import { createActor, fromPromise, setup } from 'xstate';
 import type { DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
 import { sessionMachine } from '../../machines/sessionMachine.ts';
+import { TASK_GROUP_SIZE } from '../../machines/taskGroupMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
 
 const row = (id: string, scheduledAt: string): TaskRow => ({
@@ -32,10 +33,24 @@ function harness() {
   });
   const actor = createActor(parent).start();
   const ref = actor.getSnapshot().children.session!;
+  type Snap = { value: unknown; children: Record<string, { getSnapshot(): Snap } | undefined> };
+  /** The Session's task groups: id → the ids of the tasks each holds. */
+  const groups = () =>
+    Object.fromEntries(
+      Object.entries(ref.getSnapshot().children as Record<string, { getSnapshot(): Snap }>)
+        .filter(([id]) => id.startsWith('tasks:'))
+        .map(([id, group]) => [id, Object.keys(group.getSnapshot().children).sort()]),
+    );
+  const task = (id: string) =>
+    Object.values(ref.getSnapshot().children as Record<string, { getSnapshot(): Snap }>)
+      .map((child) => child.getSnapshot().children?.[id])
+      .find((t) => t !== undefined);
   return {
     send: (event: Parameters<typeof ref.send>[0]) => ref.send(event),
     state: () => ref.getSnapshot(),
-    taskState: (id: string) => (ref.getSnapshot().children[id] as { getSnapshot(): { value: unknown } } | undefined)?.getSnapshot().value,
+    groups,
+    taskIds: () => Object.values(groups()).flat().sort(),
+    taskState: (id: string) => task(id)?.getSnapshot().value,
     requests,
     parentEvents,
     finish: (outcome: DeliveryOutcome) => release?.(outcome),
@@ -48,7 +63,7 @@ describe('session machine', () => {
   it('spawns all restored tasks in one event', () => {
     const h = harness();
     h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z'), row('b', '2030-01-01T09:00:00.000Z')] });
-    expect(Object.keys(h.state().children).sort()).toEqual(['a', 'b']);
+    expect(h.groups()).toEqual({ 'tasks:0': ['a', 'b'] });
     expect(h.taskState('a')).toBe('scheduled');
   });
 
@@ -81,7 +96,7 @@ describe('session machine', () => {
     const h = harness();
     h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z')] });
     h.send({ type: 'tasks.remove', ids: ['a'] });
-    expect(h.state().children.a).toBeUndefined();
+    expect(h.taskIds()).toEqual([]);
     h.send({ type: 'tasks.due', now: T, ids: ['a'] });
     expect(h.requests).toHaveLength(0);
     expect(h.state().value).toBe('idle');
@@ -99,6 +114,40 @@ describe('session machine', () => {
       failedIds: [],
       now: T,
     });
-    expect(h.state().children.a).toBeUndefined();
+    expect(h.taskIds()).toEqual([]);
+  });
+});
+
+describe('task groups of a Session', () => {
+  const rows = (from: number, count: number) => Array.from({ length: count }, (_, i) => row(`t${from + i}`, '2030-01-01T09:00:00.000Z'));
+
+  it(`restored tasks fill groups of ${TASK_GROUP_SIZE}; a new task goes to the first group with room`, () => {
+    const h = harness();
+    h.send({ type: 'tasks.spawn', rows: rows(0, TASK_GROUP_SIZE + 10) });
+    expect(Object.fromEntries(Object.entries(h.groups()).map(([id, ids]) => [id, ids.length]))).toEqual({
+      'tasks:0': TASK_GROUP_SIZE,
+      'tasks:1': 10,
+    });
+    h.send({ type: 'tasks.remove', ids: ['t0', 't1'] });
+    h.send({ type: 'task.put', row: row('new', '2030-01-01T09:00:00.000Z'), now: T });
+    expect(h.groups()['tasks:0']).toContain('new');
+    expect(h.groups()['tasks:0']).toHaveLength(TASK_GROUP_SIZE - 1);
+    expect(h.taskIds()).toHaveLength(TASK_GROUP_SIZE + 9);
+  });
+
+  it('a put for a task the Session holds updates that actor wherever it lives, and due tasks of several groups form one attempt', () => {
+    const h = harness();
+    h.send({ type: 'tasks.spawn', rows: rows(0, TASK_GROUP_SIZE + 1) });
+    const last = `t${TASK_GROUP_SIZE}`;
+    h.send({ type: 'task.put', row: row(last, '2030-01-01T08:05:00.000Z'), now: T - 10 * 60_000 });
+    expect(h.groups()['tasks:1']).toEqual([last]);
+    expect(h.taskIds()).toHaveLength(TASK_GROUP_SIZE + 1);
+    h.send({ type: 'task.put', row: row('t0', '2030-01-01T08:06:00.000Z'), now: T - 10 * 60_000 });
+    h.send({ type: 'tasks.due', now: T, ids: ['t0', last, 't1'] });
+    expect(h.requests).toHaveLength(1);
+    expect(h.requests[0]?.rows.map((r) => r.record.id).sort()).toEqual(['t0', last]);
+    expect(h.taskState('t0')).toBe('delivering');
+    expect(h.taskState(last)).toBe('delivering');
+    expect(h.taskState('t1')).toBe('scheduled');
   });
 });
