@@ -91,8 +91,9 @@ class TaskIndex {
     let i = 0;
     for (const [group, ref] of this.groups) {
       next = Math.max(next, Number(group.slice(GROUP_PREFIX.length)) + 1);
+      if (i >= rows.length) continue;
       const room = TASK_GROUP_SIZE - Object.keys(ref.getSnapshot().children).length;
-      if (room <= 0 || i >= rows.length) continue;
+      if (room <= 0) continue;
       out.push({ group, spawn: false, rows: rows.slice(i, i + room) });
       i += room;
     }
