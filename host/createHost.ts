@@ -1,15 +1,20 @@
 // `createHost`: the reference Host as one composable value — the scheduling stack (service, JSON
 // domain, file-backed Sessions) behind the HTTP API and the web task page, listening on
 // loopback by default. `npm start` runs it; tests start it in-process on an ephemeral port with
-// a test clock. `close()` stops the server, then closes the service (draining accepted work).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// a test clock. The Node server gets the Host's limits (limits.ts): a connection cap, header,
+// request, body, keep-alive and idle timeouts. `close()` refuses new requests and streams, ends
+// the open streams, closes the connections still open after the shutdown grace, then closes the
+// service (draining accepted work), so it always finishes.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Clock, Logger, ScheduleConfig, ScheduleInspector, ScheduleService } from '../src/index.ts';
 import { createManualClock, type ManualClock } from '../src/testing.ts';
+import { isWildcardAddress } from './http/allowedHosts.ts';
 import { createHostApp } from './http/app.ts';
 import { hostIdentity } from './http/requestGuards.ts';
+import { type HostLimits, hostLimits } from './limits.ts';
 import type { FileSessions } from './sessions/fileSessions.ts';
 import { openHostStack } from './stack.ts';
 
@@ -22,8 +27,17 @@ export interface HostOptions {
   readonly dataDir: string;
   /** Default 4319; 0 picks a free port. */
   readonly port?: number;
-  /** Default 127.0.0.1 (loopback only). */
+  /** Default 127.0.0.1 (loopback only). `0.0.0.0` or `::` (every interface) needs `allowedHosts`. */
   readonly hostname?: string;
+  /**
+   * Host names the Host answers to besides its loopback names and bound address, each with an
+   * optional port (`schedule.lan`, `192.168.1.20:8080`; without one, the Host's port): requests
+   * whose `Host` header names another are refused, and so are writes from other origins.
+   * Required when `hostname` binds every interface.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Overrides of the Host's limits ({@link DEFAULT_HOST_LIMITS} in limits.ts). */
+  readonly limits?: Partial<HostLimits>;
   /**
    * Test-clock mode: the Host runs on a manual clock starting at this RFC 3339 instant and
    * exposes `POST /api/test/clock`. Off unless given.
@@ -48,8 +62,23 @@ export interface Host {
   readonly inspector: ScheduleInspector;
   /** The manual clock in test-clock mode. */
   readonly testClock: ManualClock | undefined;
-  /** Stops accepting requests, ends live streams, closes the service and waits for the Sessions. */
+  /** The limits in force. */
+  readonly limits: HostLimits;
+  /** Open connections, open live streams and the bytes waiting for their clients. */
+  stats(): HostStats;
+  /**
+   * Stops accepting connections, refuses requests still arriving on open ones (503
+   * `host_stopping`), ends live streams, closes the connections still open after
+   * `limits.shutdownGraceMs`, closes the service and waits for the Sessions.
+   */
   close(): Promise<void>;
+}
+
+/** What the Host's clients hold right now. */
+export interface HostStats {
+  readonly connections: number;
+  readonly streams: number;
+  readonly backlogBytes: number;
 }
 
 const consoleLogger: Logger = {
@@ -59,6 +88,10 @@ const consoleLogger: Logger = {
 
 /** Starts a Host and resolves once it listens. */
 export async function createHost(options: HostOptions): Promise<Host> {
+  const limits = hostLimits(options.limits);
+  const hostname = options.hostname ?? DEFAULT_HOSTNAME;
+  // A wildcard bind without an allow-list, or a malformed entry, is refused before the domain opens.
+  hostIdentity(hostname, DEFAULT_PORT, options.allowedHosts);
   const logger = options.logger ?? consoleLogger;
   const testClock = options.testClock === undefined ? undefined : createManualClock(options.testClock);
   const clock = testClock ?? options.clock;
@@ -71,9 +104,29 @@ export async function createHost(options: HostOptions): Promise<Host> {
   });
   testClock?.attach(stack.service);
 
-  const hostname = options.hostname ?? DEFAULT_HOSTNAME;
   let app: Hono | undefined;
-  const server = createAdaptorServer({ fetch: (request: Request) => app?.fetch(request) ?? new Response(null, { status: 503 }) });
+  const server = createAdaptorServer({
+    fetch: (request, env) => app?.fetch(request, env) ?? new Response(null, { status: 503 }),
+    serverOptions: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node checks the header and request deadlines.
+      connectionsCheckingInterval: Math.min(
+        1_000,
+        Math.max(10, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+      ),
+    },
+  }) as Server;
+  server.maxConnections = limits.maxConnections;
+  server.timeout = limits.idleTimeoutMs;
+  let connections = 0;
+  server.on('connection', (socket) => {
+    connections += 1;
+    socket.once('close', () => {
+      connections -= 1;
+    });
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -91,10 +144,22 @@ export async function createHost(options: HostOptions): Promise<Host> {
     });
   });
   const { port } = server.address() as AddressInfo;
-  const http = createHostApp({ stack, logger, identity: hostIdentity(hostname, port), ...(testClock === undefined ? {} : { testClock }) });
+  const http = createHostApp({
+    stack,
+    logger,
+    limits,
+    identity: hostIdentity(hostname, port, options.allowedHosts),
+    ...(testClock === undefined ? {} : { testClock }),
+  });
   app = http.app;
 
-  const urlHost = hostname.includes(':') ? `[${hostname}]` : hostname === '0.0.0.0' ? DEFAULT_HOSTNAME : hostname;
+  const urlHost = isWildcardAddress(hostname)
+    ? hostname.includes(':')
+      ? '[::1]'
+      : DEFAULT_HOSTNAME
+    : hostname.includes(':') && !hostname.startsWith('[')
+      ? `[${hostname}]`
+      : hostname;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${port}`,
@@ -103,13 +168,22 @@ export async function createHost(options: HostOptions): Promise<Host> {
     clock: stack.clock,
     inspector: stack.inspector,
     testClock,
+    limits,
+    stats: () => ({ connections, ...http.streams() }),
     close() {
       closing ??= (async () => {
         stopping = true;
         http.close();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        if ('closeIdleConnections' in server) server.closeIdleConnections();
-        await stopped;
+        server.closeIdleConnections();
+        // A stream stuck writing to a client that stopped reading, or a request still arriving,
+        // does not hold the shutdown past the grace.
+        const force = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
+        try {
+          await stopped;
+        } finally {
+          clearTimeout(force);
+        }
         await stack.close();
       })();
       return closing;

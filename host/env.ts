@@ -1,10 +1,34 @@
-// The Host's settings from the environment of `npm start`: PORT, HOST, DATA_DIR and the opt-in
-// SCHEDULE_TEST_CLOCK. Anything malformed is refused with a message naming the variable.
+// The Host's settings from the environment of `npm start`: PORT, HOST, DATA_DIR, ALLOWED_HOSTS,
+// the limits MAX_CONNECTIONS, MAX_STREAMS, STREAM_BACKLOG_BYTES and SHUTDOWN_GRACE_MS, and the
+// opt-in SCHEDULE_TEST_CLOCK. Anything malformed is refused with a message naming the variable,
+// and so is a HOST that binds every interface (0.0.0.0, ::) without ALLOWED_HOSTS.
 import { resolve } from 'node:path';
 import { DEFAULT_HOSTNAME, DEFAULT_PORT, type HostOptions } from './createHost.ts';
+import { isWildcardAddress, parseAllowedHosts } from './http/allowedHosts.ts';
+import type { HostLimits } from './limits.ts';
 
 /** Where `npm start` keeps its data unless DATA_DIR says otherwise. */
 export const DEFAULT_DATA_DIR = './data';
+
+/** The limits `npm start` reads from the environment, by variable. */
+const LIMIT_VARIABLES = {
+  MAX_CONNECTIONS: 'maxConnections',
+  MAX_STREAMS: 'maxStreams',
+  STREAM_BACKLOG_BYTES: 'streamBacklogBytes',
+  SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
+} as const satisfies Record<string, keyof HostLimits>;
+
+function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<keyof HostLimits, number>> {
+  const limits: Partial<Record<keyof HostLimits, number>> = {};
+  for (const [variable, limit] of Object.entries(LIMIT_VARIABLES)) {
+    const text = env[variable];
+    if (text === undefined || text === '') continue;
+    const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+    if (!(value > 0)) throw new Error(`${variable} must be a positive whole number; got ${JSON.stringify(text.slice(0, 100))}.`);
+    limits[limit] = value;
+  }
+  return limits;
+}
 
 /** Host options from environment variables; throws an Error naming a malformed variable. */
 export function hostOptionsFromEnv(env: NodeJS.ProcessEnv): HostOptions {
@@ -14,10 +38,28 @@ export function hostOptionsFromEnv(env: NodeJS.ProcessEnv): HostOptions {
   const testClock = env.SCHEDULE_TEST_CLOCK || undefined;
   if (testClock !== undefined && !Number.isFinite(Date.parse(testClock)))
     throw new Error(`SCHEDULE_TEST_CLOCK must be an RFC 3339 instant such as 2030-01-01T09:00:00Z; got ${JSON.stringify(testClock)}.`);
+  const hostname = env.HOST || DEFAULT_HOSTNAME;
+  let allowedHosts: string[] | undefined;
+  if (env.ALLOWED_HOSTS !== undefined && env.ALLOWED_HOSTS.trim() !== '') {
+    try {
+      allowedHosts = parseAllowedHosts(env.ALLOWED_HOSTS);
+    } catch (error) {
+      throw new Error(`ALLOWED_HOSTS: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (isWildcardAddress(hostname) && allowedHosts === undefined)
+    throw new Error(
+      `HOST=${hostname} listens on every interface, so ALLOWED_HOSTS must list the host names clients use to reach the Host ` +
+        '(comma-separated, optionally with ports, e.g. ALLOWED_HOSTS=schedule.lan,192.168.1.20); without it the Host could not ' +
+        'tell its own name from a rebound one, and a page on any site could reach it.',
+    );
+  const limits = limitsFromEnv(env);
   return {
     dataDir: resolve(env.DATA_DIR || DEFAULT_DATA_DIR),
     port,
-    hostname: env.HOST || DEFAULT_HOSTNAME,
+    hostname,
+    ...(allowedHosts === undefined ? {} : { allowedHosts }),
+    ...(Object.keys(limits).length === 0 ? {} : { limits }),
     ...(testClock === undefined ? {} : { testClock }),
   };
 }

@@ -1,13 +1,18 @@
 // `npm run stress [trials] [seed]`: every long-running check, one after another — the storage
-// crash trials (`test/storage/stress.ts [trials] [seed]`), then the reliability checks at length
-// (`test/reliability/stress.ts [seed]`). Each part runs in its own process; the first failing
-// part stops the run with its exit code.
+// crash trials (`test/storage/stress.ts [trials] [seed]`), the stale-lock race between two
+// processes (`test/storage/lockRaceStress.ts [rounds] [seed]`, 500 rounds), the Host's peak
+// resident set with 20 stalled event-stream readers and 800 deliveries
+// (`test/reliability/hostStreams.ts [deliveries] [clients]`), then the reliability checks at
+// length (`test/reliability/stress.ts [seed]`). Each part runs in its own process; the first
+// failing part stops the run with its exit code.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 const [trials, seed] = process.argv.slice(2);
 const parts: Array<[string, string[]]> = [
   ['storage/stress.ts', [trials ?? '300', ...(seed === undefined ? [] : [seed])]],
+  ['storage/lockRaceStress.ts', ['500', ...(seed === undefined ? [] : [seed])]],
+  ['reliability/hostStreams.ts', ['800', '20']],
   ['reliability/stress.ts', seed === undefined ? [] : [seed]],
 ];
 

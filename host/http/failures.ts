@@ -1,5 +1,5 @@
 // How the HTTP API reports failures. The body of every failure is `{code, message}` (a delete
-// that found nothing keeps its `{id, deleted: false, code}`): SPEC codes for everything the
+// that found nothing keeps its `{id, deleted: false, code}`): error codes for everything the
 // schedule service decides, and a few Host codes for what the HTTP layer refuses before the
 // service sees it. The status is derived from the code.
 import type { Context } from 'hono';
@@ -13,7 +13,10 @@ export type HostErrorCode =
   | 'body_too_large'
   | 'origin_not_allowed'
   | 'host_not_allowed'
-  | 'route_not_found';
+  | 'route_not_found'
+  | 'request_timeout'
+  | 'too_many_streams'
+  | 'host_stopping';
 
 const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   invalid_prompt: 400,
@@ -36,6 +39,9 @@ const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   origin_not_allowed: 403,
   host_not_allowed: 403,
   route_not_found: 404,
+  request_timeout: 408,
+  too_many_streams: 503,
+  host_stopping: 503,
 };
 
 /** The HTTP status for a failure code. */

@@ -3,22 +3,22 @@
 // event; tasks with title and next target) and the recent entries — as superjson text.
 // `GET /api/inspect/events` streams it as Server-Sent Events: a `snapshot` event with the view,
 // then an `update` event per inspector update (`entry`, `removed`, `reset`), each superjson text;
-// a client that falls behind is sent a fresh `snapshot`. Both take `?sessionId=` (that Session's
-// actors with their ancestors, and its entries) and `?limit=` (how many of the newest entries).
+// a client that falls behind (`MAX_PENDING_UPDATES` updates or `backlogBytes` bytes) is sent a
+// fresh `snapshot`. The stream is one of the Host's live streams (liveStreams.ts: capped, ended at
+// shutdown). Both take `?sessionId=` (that Session's actors with their ancestors, and its
+// entries) and `?limit=` (how many of the newest entries).
 import type { Context, Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { InspectorFilter } from '../../src/index.ts';
 import { isSessionId, SESSION_ID_RULE } from '../sessions/sessionId.ts';
 import type { HostStack } from '../stack.ts';
 import { HostHttpError } from './failures.ts';
-import { openInspectorFeed } from './inspectorFeed.ts';
+import { MAX_PENDING_UPDATES, openInspectorFeed } from './inspectorFeed.ts';
+import type { LiveStreams } from './liveStreams.ts';
 
 /** How many of the newest entries a view holds when the request gives no `limit`. */
 export const DEFAULT_INSPECT_LIMIT = 100;
 /** The largest accepted `limit`. */
 export const MAX_INSPECT_LIMIT = 1000;
-
-const KEEPALIVE_MS = 25_000;
 
 /** The filter a request asks for; refuses a malformed Session id or limit. */
 export function inspectFilter(c: Context): InspectorFilter {
@@ -32,36 +32,17 @@ export function inspectFilter(c: Context): InspectorFilter {
   return sessionId === undefined ? { limit: n } : { sessionId, limit: n };
 }
 
-/** Registers the routes; the returned function ends every open inspector stream. */
-export function inspectRoutes(app: Hono, stack: HostStack): () => void {
+/** Registers the routes. */
+export function inspectRoutes(app: Hono, stack: HostStack, streams: LiveStreams, backlogBytes: number): void {
   const { inspector } = stack;
-  const open = new Set<() => void>();
+  const limits = { maxMessages: MAX_PENDING_UPDATES, maxBytes: backlogBytes };
 
   app.get('/api/inspect', (c) =>
     c.body(inspector.snapshot(inspectFilter(c)), 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }),
   );
 
   app.get('/api/inspect/events', (c) => {
-    const feed = openInspectorFeed(inspector, inspectFilter(c));
-    return streamSSE(c, async (stream) => {
-      const end = () => feed.close();
-      open.add(end);
-      stream.onAbort(end);
-      const keepalive = setInterval(() => void stream.write(': keepalive\n\n'), KEEPALIVE_MS);
-      keepalive.unref();
-      try {
-        for (let message = await feed.next(); message !== undefined && !stream.aborted; message = await feed.next()) {
-          await stream.writeSSE(message);
-        }
-      } finally {
-        clearInterval(keepalive);
-        feed.close();
-        open.delete(end);
-      }
-    });
+    const filter = inspectFilter(c);
+    return streams.open(c, () => openInspectorFeed(inspector, filter, limits));
   });
-
-  return () => {
-    for (const end of [...open]) end();
-  };
 }

@@ -1,4 +1,4 @@
-// The remote namespace over HTTP (SPEC §5), the Session list and the Session transcripts.
+// The remote namespace over HTTP (docs/management.md), the Session list and the Session transcripts.
 // Session ids in paths are checked before anything else runs; the service validates the rest
 // and its answers are sent as they are.
 import type { Hono } from 'hono';

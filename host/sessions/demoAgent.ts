@@ -1,7 +1,7 @@
 // The demo agent of the reference Host: it "reads" each delivered reminder and answers with one
 // transcript line per reminder ("reminder received: <prompt>"), so the loop from a tool call to a
 // delivered message to the agent's reaction is visible. It understands the two reminder framings
-// of SPEC D3 and ignores any other text.
+// of docs/delivery.md and ignores any other text.
 
 const ONE_SHOT_HEADER = '[SCHEDULE REMINDER]';
 const BATCH_HEADER = '[SCHEDULE REMINDER BATCH]';

@@ -1,4 +1,4 @@
-// Narrowing a recurring-reminder batch (the `[SCHEDULE REMINDER BATCH]` framing of SPEC D3) to
+// Narrowing a recurring-reminder batch (the `[SCHEDULE REMINDER BATCH]` framing of docs/delivery.md) to
 // some of its reminders. After a crash between a Session's flush and the scheduler's row write,
 // the scheduler delivers the same occurrence again — possibly in a batch together with reminders
 // that fell due since. The Session drops the ones it already holds and appends the rest, in the

@@ -1,5 +1,5 @@
 // The page's access to the Host: JSON requests that turn failures into ApiError (carrying the
-// SPEC or Host code), and the live event stream.
+// library or Host code), and the live event stream.
 
 /** A failed request: `code` and `message` as the Host sent them. */
 export class ApiError extends Error {

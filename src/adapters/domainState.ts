@@ -1,8 +1,10 @@
 // The in-memory view of a stored domain that every storage adapter keeps: rows by task id in
 // stored order plus the id counter, the validation a batch passes before it may be written
-// (every put must encode to a row the strict decoder accepts), and the application of a batch.
+// (every put must encode to a row the strict decoder accepts), and the application of a batch —
+// including a replayed journal line's delivery deltas, each onto the row held at that point.
 // Adapters change this view only after the batch holding the change is durable.
 import {
+  applyDeliveryDelta,
   type DomainBatch,
   type DomainSnapshot,
   decodeRow,
@@ -10,6 +12,7 @@ import {
   nextTaskNumberAfter,
   repeatedId,
 } from '../domain/codec/index.ts';
+import { corrupt } from '../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
 import { isValidId } from '../domain/fields.ts';
 import type { TaskRow } from '../domain/types.ts';
@@ -65,10 +68,29 @@ export class DomainState {
     this.counter = snapshot.nextTaskNumber;
   }
 
-  /** Applies a batch: puts replace or append rows, deletes make sure ids are absent, the counter only grows. */
+  /**
+   * Applies a batch: deletes make sure ids are absent, puts replace or append rows, delivery
+   * deltas replace the row they were recorded against, the counter only grows.
+   *
+   * @throws ScheduleError `corrupt_schedule_log` (naming the batch's source) for a delta whose row
+   *   is missing or is not the one it was recorded against; the view is then unusable.
+   */
   apply(batch: DomainBatch): void {
     for (const id of batch.deletes) this.rows.delete(id);
     for (const row of batch.puts) this.rows.set(row.record.id, row);
+    const source = batch.source ?? 'journal';
+    for (const [index, delta] of (batch.deliveries ?? []).entries()) {
+      const field = `deliveries[${index}]`;
+      const base = this.rows.get(delta.id);
+      if (base === undefined) {
+        corrupt(
+          source,
+          field,
+          `records a delivery of task ${JSON.stringify(delta.id)}, which the domain does not hold at this point (a delta needs the row it applies to)`,
+        );
+      }
+      this.rows.set(delta.id, applyDeliveryDelta(base, delta, source, field));
+    }
     const floor = Math.max(this.counter, batch.nextTaskNumber ?? 1);
     this.counter = nextTaskNumberAfter(
       batch.puts.map((row) => row.record.id),
@@ -78,6 +100,11 @@ export class DomainState {
 
   get nextTaskNumber(): number {
     return this.counter;
+  }
+
+  /** The stored row with this id, if any. */
+  get(id: string): TaskRow | undefined {
+    return this.rows.get(id);
   }
 
   /** The rows in stored order (live iterator; do not apply batches while iterating). */

@@ -4,6 +4,7 @@
 // `node:fs/promises`.
 import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 
 /** An open file: positional writes, fsync, truncate, close. */
 export interface FileHandleLike {
@@ -33,9 +34,34 @@ export const nodeFileSystem: FileSystem = {
   unlink: (path) => fsp.unlink(path),
   link: (from, to) => fsp.link(from, to),
   mkdir: async (path) => {
-    await fsp.mkdir(path, { recursive: true });
+    try {
+      await fsp.mkdir(path, { recursive: true });
+    } catch (error) {
+      // A recursive mkdir that fails higher up (a read-only or unwritable parent) reports ENOENT;
+      // creating the directories one by one gives the real reason.
+      if (errorCode(error) !== 'ENOENT') throw error;
+      await mkdirStepwise(path);
+    }
   },
 };
+
+/** Creates `path` and its missing parents one at a time, so a failure carries its own code. */
+async function mkdirStepwise(path: string): Promise<void> {
+  const missing: string[] = [];
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    const exists = await fsp.stat(dir).then(
+      () => true,
+      () => false,
+    );
+    if (exists || dirname(dir) === dir) break;
+    missing.unshift(dir);
+  }
+  for (const dir of missing) {
+    await fsp.mkdir(dir).catch((error: unknown) => {
+      if (errorCode(error) !== 'EEXIST') throw error;
+    });
+  }
+}
 
 /** Flags that open a file for reading and writing, creating it when absent (never truncating). */
 export const OPEN_OR_CREATE = constants.O_RDWR | constants.O_CREAT;

@@ -1,22 +1,27 @@
-// The JSON file storage (SPEC §6): `schedule.json` is the document of record; an append-only
+// The JSON file storage (docs/storage.md): `schedule.json` is the document of record; an append-only
 // journal beside it (`schedule.json.journal`) takes each committed batch as one fsynced line, so
-// a commit costs the size of the change, not of the domain. Commits that arrive while a journal
+// a commit costs the size of the change, not of the domain — a delivery commit is written as a
+// delta of the row it applies to (new receipts, target, status, how many receipts were pruned). Commits that arrive while a journal
 // write is in flight are grouped into the next write (group commit). When the journal grows past
 // a threshold relative to the document, the document is rewritten atomically with everything
 // (temp file, fsync, rename, fsync of the directory) and the journal is emptied; `close()` does
 // the same and removes the journal, so after a clean close the whole domain is in schedule.json.
-// A lock file (`schedule.json.lock`) keeps a second process out. Opening never writes the
-// document or the journal, and a rejected open leaves them byte-for-byte unchanged.
+// The first commit to a domain without a document writes schedule.json before it creates the
+// journal, so a journal never exists without its document. A lock file (`schedule.json.lock`)
+// keeps a second process out. Opening never writes the document or the journal, and a rejected
+// open leaves them byte-for-byte unchanged; a directory where the lock cannot be created is
+// refused with `persistence_uncertain` naming it.
 import { dirname, resolve } from 'node:path';
 import { encodeBatch, encodeDocumentChunks } from '../domain/codec/index.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
+import type { TaskRow } from '../domain/types.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../ports.ts';
 import { writeFileAtomic } from './atomicWrite.ts';
 import { type DomainState, type PreparedBatch, prepareBatch } from './domainState.ts';
-import { acquireLock, type HeldLock } from './fileLock.ts';
-import { type FileSystem, nodeFileSystem } from './fsSeam.ts';
+import { acquireLock, type HeldLock, unwritableDirectoryError } from './fileLock.ts';
+import { errorCode, type FileSystem, nodeFileSystem } from './fsSeam.ts';
 import { GroupCommit } from './groupCommit.ts';
-import { JournalWriter } from './journal.ts';
+import { documentHasher, JournalWriter, journalBatch } from './journal.ts';
 import { asCorrupt, journalPathFor, loadDomainFiles, lockPathFor } from './loadDomain.ts';
 
 /** When the journal is folded into the document. */
@@ -41,6 +46,9 @@ export interface JsonFileStorageOptions {
   readonly onCompactionError?: (error: unknown) => void;
 }
 
+/** Errors of a directory the storage may not write in (read-only, no permission, full). */
+const UNWRITABLE = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
+
 const DEFAULT_MIN_BYTES = 1 << 20;
 const DEFAULT_RATIO = 0.5;
 
@@ -63,6 +71,27 @@ const persistenceError = (error: unknown): ScheduleError => {
     { cause: error },
   );
 };
+
+/**
+ * The journal lines of a group of prepared batches. When the journal takes deltas, a put that only
+ * records a delivery on top of the row the storage holds (or an earlier batch of the group put) is
+ * written as a delivery delta; everything else as whole rows.
+ */
+function journalText(domain: OpenDomain, items: readonly PreparedBatch[]): string {
+  let text = '';
+  if (!domain.journal.takesDeltas) {
+    for (const item of items) text += `${encodeBatch(item)}\n`;
+    return text;
+  }
+  const earlier = new Map<string, TaskRow | undefined>();
+  const baseOf = (id: string) => (earlier.has(id) ? earlier.get(id) : domain.state.get(id));
+  for (const item of items) {
+    text += `${encodeBatch(journalBatch(item, baseOf))}\n`;
+    for (const id of item.deletes) earlier.set(id, undefined);
+    for (const row of item.puts) earlier.set(row.record.id, row);
+  }
+  return text;
+}
 
 /** The JSON file storage; see {@link jsonFileStorage}. */
 export class JsonFileStorage implements ScheduleStorage {
@@ -109,16 +138,15 @@ export class JsonFileStorage implements ScheduleStorage {
   }
 
   private async load(): Promise<StoredDomain> {
+    const lockPath = lockPathFor(this.path);
     try {
       await this.fs.mkdir(dirname(this.path));
     } catch (error) {
-      throw asCorrupt(error, this.path);
+      throw UNWRITABLE.has(errorCode(error) ?? '') ? unwritableDirectoryError(lockPath, error) : asCorrupt(error, this.path);
     }
-    const lock = await acquireLock(this.fs, lockPathFor(this.path)).catch((error: unknown) => {
+    const lock = await acquireLock(this.fs, lockPath).catch((error: unknown) => {
       if (isScheduleError(error)) throw error;
-      throw new ScheduleError('internal_error', `The schedule storage cannot create its lock file ${lockPathFor(this.path)}.`, {
-        cause: error,
-      });
+      throw unwritableDirectoryError(lockPath, error);
     });
     try {
       const loaded = await loadDomainFiles(this.path, this.fs);
@@ -197,9 +225,9 @@ export class JsonFileStorage implements ScheduleStorage {
   private async writeGroup(items: readonly PreparedBatch[]): Promise<void> {
     const domain = this.domain;
     if (domain === undefined) throw new Error('storage closed while writing');
-    let text = '';
-    for (const item of items) text += `${encodeBatch(item)}\n`;
-    await domain.journal.append(Buffer.from(text, 'utf8'));
+    // A journal never exists without its document (an open refuses that): write the document first.
+    if (domain.documentBytes === 0) await this.compact(domain);
+    await domain.journal.append(journalText(domain, items));
     for (const item of items) domain.state.apply(item);
   }
 
@@ -220,10 +248,19 @@ export class JsonFileStorage implements ScheduleStorage {
     }
   }
 
+  /**
+   * Rewrites the document with the whole domain and empties the journal. Just before the new
+   * document is renamed into place the journal is marked as folded into it, so a crash before the
+   * journal is emptied cannot replay its lines (delivery deltas among them) a second time.
+   */
   private async compact(domain: OpenDomain): Promise<void> {
-    const { state } = domain;
-    domain.documentBytes = await writeFileAtomic(this.fs, this.path, encodeDocumentChunks(state.tasks(), state.nextTaskNumber));
-    await domain.journal.reset();
+    const { state, journal } = domain;
+    const hash = documentHasher();
+    domain.documentBytes = await writeFileAtomic(this.fs, this.path, encodeDocumentChunks(state.tasks(), state.nextTaskNumber), {
+      onData: (data) => hash.update(data),
+      beforeRename: () => journal.appendFold(hash.digest()),
+    });
+    await journal.reset(hash.digest());
   }
 }
 

@@ -1,7 +1,9 @@
 // Reading a JSON domain from disk without changing anything: the document (`schedule.json`,
 // absent → empty domain) and its journal (`schedule.json.journal`, replayed in order over the
 // document). Every problem — an unreadable file, invalid UTF-8 or JSON, any invalid row or
-// journal line — is `corrupt_schedule_log` naming the file, task and field.
+// journal line, a journal whose document is missing — is `corrupt_schedule_log` naming the file,
+// task and field. (The storage writes the document before it first creates the journal, so a
+// journal alone means the document was lost: it would open as a partial domain and reuse ids.)
 import { basename } from 'node:path';
 import { decodeDocument, parseJson } from '../domain/codec/index.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
@@ -53,8 +55,14 @@ export async function loadDomainFiles(path: string, fs: FileSystem = nodeFileSys
   const documentBytes = await readFileStrict(fs, path);
   const journalPath = journalPathFor(path);
   const journalBytes = await readFileStrict(fs, journalPath);
+  if (documentBytes === undefined && journalBytes !== undefined) {
+    throw new ScheduleError(
+      'corrupt_schedule_log',
+      `${source} is missing but its journal ${basename(journalPath)} exists (${journalBytes.length} bytes): the journal holds only the changes made since ${source} was last written, so opening it alone would lose tasks and hand out their ids again. Restore ${source}; both files are left unchanged.`,
+    );
+  }
   const snapshot = documentBytes === undefined ? undefined : decodeDocument(parseJson(decodeText(documentBytes, source), source), source);
-  const journal = parseJournal(journalBytes, journalPath);
+  const journal = parseJournal(journalBytes, journalPath, documentBytes);
   const state = new DomainState(snapshot);
   for (const batch of journal.batches) state.apply(batch);
   return { state, documentBytes: documentBytes?.length ?? 0, journal };

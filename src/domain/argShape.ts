@@ -1,6 +1,7 @@
 // Reading untrusted tool arguments safely: plain-object checks, own-property reads (an inherited
 // or `__proto__` member is never read as an argument), unknown-key detection, and short
 // descriptions of received values for error messages.
+import { quoteValue } from './quote.ts';
 
 /** An object parsed from JSON (or built as a literal): not null, not an array, plain prototype. */
 export type ArgObject = Readonly<Record<string, unknown>>;
@@ -37,14 +38,5 @@ export function describeKeys(keys: readonly string[]): string {
   return listWords(shown);
 }
 
-/** A short, model-readable rendering of a received value: JSON when possible, cut at 60 characters. */
-export function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
-}
+/** A short, model-readable rendering of a received value: JSON when possible, cut at 60 characters, bounded work (`quoteValue`). */
+export const describeValue = (value: unknown): string => quoteValue(value, MAX_SHOWN);

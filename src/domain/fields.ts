@@ -1,10 +1,16 @@
 // Validation and normalisation of the record fields shared by creation, update and the stored
 // domain's decoder: title, prompt, time of day, weekdays, and task ids. Each validator returns the
-// normalised value or throws a ScheduleError with the code of the field it belongs to (SPEC §8).
+// normalised value or throws a ScheduleError with the code of the field it belongs to (docs/errors.md).
 import { describeValue } from './argShape.ts';
 import { ScheduleError } from './errors.ts';
 
 export const MAX_TITLE_LENGTH = 120;
+
+/**
+ * The longest prompt accepted as input, in characters (UTF-16 code units) after trimming. Stored
+ * rows are not held to it: a longer prompt written by an older version still opens.
+ */
+export const MAX_PROMPT_LENGTH = 16_384;
 
 /** Trims and checks a title: a string of 1–120 characters after trimming (`invalid_prompt`). */
 export function normalizeTitle(value: unknown, field = 'title'): string {
@@ -23,7 +29,7 @@ export function normalizeTitle(value: unknown, field = 'title'): string {
   return title;
 }
 
-/** Trims and checks a prompt: a non-empty string after trimming (`invalid_prompt`). */
+/** Trims and checks a prompt: 1–{@link MAX_PROMPT_LENGTH} characters after trimming (`invalid_prompt`). */
 export function normalizePrompt(value: unknown, field = 'prompt'): string {
   if (typeof value !== 'string') {
     throw new ScheduleError(
@@ -34,6 +40,12 @@ export function normalizePrompt(value: unknown, field = 'prompt'): string {
   const prompt = value.trim();
   if (prompt.length === 0)
     throw new ScheduleError('invalid_prompt', `${field} must not be blank: say what should happen when the reminder is due.`);
+  if (prompt.length > MAX_PROMPT_LENGTH) {
+    throw new ScheduleError(
+      'invalid_prompt',
+      `${field} is ${prompt.length} characters after trimming; at most ${MAX_PROMPT_LENGTH} are accepted. Keep the instruction short and point to longer material instead of copying it in.`,
+    );
+  }
   return prompt;
 }
 
@@ -41,7 +53,7 @@ export function normalizePrompt(value: unknown, field = 'prompt'): string {
 export const isStoredTitle = (value: unknown): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= MAX_TITLE_LENGTH && value.trim() === value;
 
-/** A prompt exactly as stored: already trimmed and non-empty. */
+/** A prompt exactly as stored: already trimmed and non-empty (of any length: older versions had no maximum). */
 export const isStoredPrompt = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.trim() === value;
 
 /** A local time of day, normalised. */
@@ -111,7 +123,13 @@ export function isStoredWeekdays(value: unknown): value is number[] {
   return true;
 }
 
+/** The longest task or message id. */
+export const MAX_ID_LENGTH = 128;
+
 /** Task and message ids: 1–128 visible ASCII characters from a conservative set. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
 
 export const isValidId = (value: unknown): value is string => typeof value === 'string' && ID_PATTERN.test(value);
+
+/** The id a refused delete echoes back: the request's id when it is a string no longer than any id can be. */
+export const echoedId = (id: unknown): { id?: string } => (typeof id === 'string' && id.length <= MAX_ID_LENGTH ? { id } : {});

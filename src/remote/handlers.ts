@@ -1,29 +1,79 @@
-// The remote namespace for the Host's UI (SPEC §5): catalog, list, history, update and delete
-// with explicit Session ids, and the archive admission calls. None of them activates an Agent or
-// reads a Session log; each is one mailbox slot, so it sees every change made before it.
+// The remote namespace for the Host's UI: catalog, get, list, history, update and delete with
+// explicit Session ids, and the archive admission calls. None of them activates an Agent or reads
+// a Session log; each is one mailbox slot, so it sees every change made before it.
+//
+// One rule for every remote method: a request it refuses is answered, never rejected. The answer
+// is `{code, message}`; `delete` answers `{id?, deleted: false, code, message}`, echoing the id
+// only when it is a string short enough to be a task id. Every request is checked the same way,
+// in the same order — a plain object (`invalid_selector`), only the members the method takes
+// (`invalid_selector`, naming at most five), `sessionId` a string (`invalid_selector`), then an
+// id naming a task of that Session (`schedule_not_found`, whatever the id's type) — and a message
+// quotes at most 60 characters of any value it received (`describeValue`), so an answer stays
+// small and serialisable whatever the caller sent. An unexpected failure answers
+// `internal_error` and is logged.
 import type { RemoteMethod } from '../../machines/events.ts';
-import { describeKeys, describeValue, isPlainObject, ownValue } from '../domain/argShape.ts';
-import { ScheduleError } from '../domain/errors.ts';
+import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
+import { type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
+import { echoedId } from '../domain/fields.ts';
 import { historyPage } from '../domain/historyPage.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
 import type { CatalogEntry, TaskRow } from '../domain/types.ts';
 import { activeViews, compareTaskIds, planDelete, planSessionStop, planUpdate, type SlotContext } from '../runtime/mutations.ts';
 import { answer, type SlotPlan } from '../runtime/slotPlan.ts';
 
-const REMOTE_UPDATE_MEMBERS = ['sessionId', 'id', 'expected', 'title', 'prompt', 'change'];
-
-function requestObject(method: string, request: unknown): Readonly<Record<string, unknown>> {
-  if (!isPlainObject(request)) throw new ScheduleError('invalid_selector', `remote.${method} takes an object argument.`);
-  return request;
-}
-
-const sessionIdOf = (request: Readonly<Record<string, unknown>>): string => {
-  const sessionId = ownValue(request, 'sessionId');
-  return typeof sessionId === 'string' ? sessionId : '';
+/** The members each remote method takes (`catalog` takes no request). */
+export const REMOTE_MEMBERS: Readonly<Record<Exclude<RemoteMethod, 'catalog'>, readonly string[]>> = {
+  get: ['sessionId', 'id'],
+  list: ['sessionId'],
+  history: ['sessionId', 'id', 'limit', 'before'],
+  update: ['sessionId', 'id', 'expected', 'title', 'prompt', 'change'],
+  delete: ['sessionId', 'id'],
 };
 
-const notFound = (id: unknown): ScheduleError =>
-  new ScheduleError('schedule_not_found', `No task ${describeValue(id)} is stored for this Session.`);
+/** A remote answer to a delete that deleted nothing. */
+interface NotDeleted {
+  /** The request's id, when it is a string of at most 128 characters. */
+  readonly id?: string;
+  readonly deleted: false;
+  readonly code: Failure['code'];
+  readonly message: string;
+}
+
+type Request = Readonly<Record<string, unknown>>;
+
+/** A checked request: a plain object with known members and a string `sessionId`. */
+function requestOf(method: Exclude<RemoteMethod, 'catalog'>, request: unknown): { r: Request; sessionId: string } {
+  const allowed = REMOTE_MEMBERS[method];
+  if (!isPlainObject(request)) {
+    throw new ScheduleError(
+      'invalid_selector',
+      `remote.${method} takes an object with ${listWords(allowed)}; got ${describeValue(request)}.`,
+    );
+  }
+  const extra = unknownKeys(request, allowed);
+  if (extra.length > 0) {
+    throw new ScheduleError(
+      'invalid_selector',
+      `remote.${method} does not accept ${describeKeys(extra)}; accepted: ${listWords(allowed)}.`,
+    );
+  }
+  const sessionId = ownValue(request, 'sessionId');
+  if (typeof sessionId !== 'string') {
+    throw new ScheduleError(
+      'invalid_selector',
+      `remote.${method} needs sessionId: the Session's id as a string; got ${describeValue(sessionId)}.`,
+    );
+  }
+  return { r: request, sessionId };
+}
+
+/** The row the request's `id` names in its Session; `schedule_not_found` for anything else. */
+function rowOf(ctx: SlotContext, sessionId: string, r: Request): TaskRow {
+  const id = ownValue(r, 'id');
+  const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
+  if (row === undefined) throw new ScheduleError('schedule_not_found', `No task ${describeValue(id)} is stored for this Session.`);
+  return row;
+}
 
 /** A catalog entry: binding, status, record and only the latest receipt (never the saved history). */
 export function catalogEntry(row: TaskRow): CatalogEntry {
@@ -31,44 +81,53 @@ export function catalogEntry(row: TaskRow): CatalogEntry {
   return row.lastDelivery === undefined ? entry : { ...entry, lastDelivery: row.lastDelivery };
 }
 
-/** Plans one remote call. Throws a ScheduleError for a refused call. */
-export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unknown, retention: RetentionLimits): SlotPlan {
+function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, retention: RetentionLimits): SlotPlan {
+  if (method === 'catalog') {
+    const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
+    return answer(rows.map(catalogEntry));
+  }
+  const { r, sessionId } = requestOf(method, request);
   switch (method) {
-    case 'catalog': {
-      const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
-      return answer(rows.map(catalogEntry));
-    }
-    case 'get': {
-      const r = requestObject(method, request);
-      const id = ownValue(r, 'id');
-      const row = typeof id === 'string' ? ctx.table.getInSession(sessionIdOf(r), id) : undefined;
-      if (row === undefined) throw notFound(id);
-      return answer(catalogEntry(row));
-    }
     case 'list':
-      return answer(activeViews(ctx, sessionIdOf(requestObject(method, request))));
-    case 'history': {
-      const r = requestObject(method, request);
-      const id = ownValue(r, 'id');
-      const row = typeof id === 'string' ? ctx.table.getInSession(sessionIdOf(r), id) : undefined;
-      if (row === undefined) throw notFound(id);
-      return answer(historyPage(row, { limit: ownValue(r, 'limit'), before: ownValue(r, 'before') }, retention));
-    }
+      return answer(activeViews(ctx, sessionId));
+    case 'get':
+      return answer(catalogEntry(rowOf(ctx, sessionId, r)));
+    case 'history':
+      return answer(historyPage(rowOf(ctx, sessionId, r), { limit: ownValue(r, 'limit'), before: ownValue(r, 'before') }, retention));
     case 'update': {
-      const r = requestObject(method, request);
-      const extra = Object.keys(r).filter((k) => !REMOTE_UPDATE_MEMBERS.includes(k));
-      if (extra.length > 0) throw new ScheduleError('invalid_selector', `remote.update does not accept ${describeKeys(extra)}.`);
       const expected = ownValue(r, 'expected');
       if (!isPlainObject(expected)) {
-        throw new ScheduleError('invalid_selector', 'remote.update needs expected: the complete record as it was read before editing.');
+        throw new ScheduleError(
+          'invalid_selector',
+          `remote.update needs expected: the complete record as it was read before editing; got ${describeValue(expected)}.`,
+        );
       }
+      const row = rowOf(ctx, sessionId, r);
       const edits = { title: ownValue(r, 'title'), prompt: ownValue(r, 'prompt'), change: ownValue(r, 'change') };
-      return planUpdate(ctx, sessionIdOf(r), ownValue(r, 'id'), edits, expected);
+      return planUpdate(ctx, sessionId, row.record.id, edits, expected);
     }
-    case 'delete': {
-      const r = requestObject(method, request);
-      return planDelete(ctx, sessionIdOf(r), ownValue(r, 'id'));
-    }
+    case 'delete':
+      return planDelete(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
+  }
+}
+
+/** The answer to a refused remote call: `{code, message}`, or for `delete` the not-deleted form. */
+function refusal(method: RemoteMethod, request: unknown, failure: Failure): Failure | NotDeleted {
+  if (method !== 'delete') return failure;
+  const id = isPlainObject(request) ? ownValue(request, 'id') : undefined;
+  return { ...echoedId(id), deleted: false, ...failure };
+}
+
+/** Plans one remote call. Never throws: a refused call is answered (see the rule above). */
+export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unknown, retention: RetentionLimits): SlotPlan {
+  try {
+    return planMethod(ctx, method, request, retention);
+  } catch (error) {
+    if (error instanceof ScheduleError) return answer(refusal(method, request, error.toFailure()));
+    return {
+      ...answer(refusal(method, request, { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE })),
+      errors: [{ message: 'A schedule operation failed unexpectedly.', data: { operation: 'remote', method, cause: error } }],
+    };
   }
 }
 

@@ -1,4 +1,4 @@
-// The service's configuration (SPEC §9, D6) with its defaults, validated once at creation: a bad
+// The service's configuration (docs/api.md, docs/delivery.md) with its defaults, validated once at creation: a bad
 // value makes `createScheduleService` reject with `invalid_rule` naming the setting.
 import { describeValue } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';

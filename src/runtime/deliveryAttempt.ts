@@ -1,8 +1,9 @@
-// One delivery attempt for one Session (SPEC §4, D3): resolve the Agent (restoring a cold Session,
+// One delivery attempt for one Session (docs/delivery.md): resolve the Agent (restoring a cold Session,
 // a few at a time), append one message per one-shot and one batch message for all due recurring
 // tasks (each with only its latest missed occurrence), then flush. It never throws: what the
 // Session acknowledged and what failed come back as an outcome for the supervisor's mailbox to
-// commit. Nothing is recorded here.
+// commit. Nothing is recorded here. A task whose last delivery still waits for its row write is
+// not delivered again: it comes back as not delivered, and its write is retried on its own.
 import type { DeliveredReminder, DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
 import { MAX_MESSAGE_ID_LENGTH } from '../domain/codec/index.ts';
 import { formatInstant, instantMs } from '../domain/instant.ts';
@@ -19,6 +20,8 @@ export interface DeliveryAttemptDeps {
   readonly logger: Logger;
   /** Limits concurrent `resolveAgent` calls (cold Session restores). */
   readonly restores: Limiter;
+  /** Tasks whose acknowledged receipt still waits for its write (never delivered again meanwhile). */
+  readonly pendingCommits?: { has(id: string): boolean };
 }
 
 interface Reminder {
@@ -79,8 +82,18 @@ export function planMessages(rows: readonly TaskRow[], now: number): PlannedMess
 
 /** Runs one attempt; resolves with what was delivered and what failed. */
 export async function deliverBatch(deps: DeliveryAttemptDeps, request: DeliveryRequest): Promise<DeliveryOutcome> {
+  const now = deps.clock.now();
+  const pending = deps.pendingCommits;
+  const held = pending === undefined ? [] : request.rows.filter((row) => pending.has(row.record.id)).map((row) => row.record.id);
+  const rows = held.length === 0 ? request.rows : request.rows.filter((row) => !held.includes(row.record.id));
+  if (rows.length === 0) return { now, delivered: [], failedIds: held, unrecordableIds: [] };
+  const outcome = await deliverRows(deps, request.sessionId, rows, now);
+  return held.length === 0 ? outcome : { ...outcome, failedIds: [...outcome.failedIds, ...held] };
+}
+
+async function deliverRows(deps: DeliveryAttemptDeps, sessionId: string, rows: readonly TaskRow[], now: number): Promise<DeliveryOutcome> {
   const { sessions, clock, logger, restores } = deps;
-  const now = clock.now();
+  const request = { sessionId, rows };
   const allIds = request.rows.map((row) => row.record.id);
   const messages = planMessages(request.rows, now);
   let agent: ScheduleAgent;

@@ -1,11 +1,16 @@
 // The mailbox slot that records a flushed delivery attempt: one write holding every acknowledged
 // task's new row. A task deleted or ended while its message was in flight records nothing (the
-// message stays delivered). When the write fails, nothing is recorded and every task of the
-// attempt is retried — the Session may see the reminder again (at-least-once).
-import type { DeliveryOutcome } from '../../machines/events.ts';
+// message stays delivered). When the write fails, nothing is recorded: the tasks whose Session
+// failed are retried as deliveries, while the reminders the Session acknowledged are kept as
+// pending receipts and only their write is retried (pendingCommits.ts), so the Session does not
+// see them again. A retried write records each receipt on the row as it is then — an edit made
+// meanwhile is kept, as if it had landed while the delivery was in flight — and advances the task
+// past the `now` of the attempt that delivered it.
+import type { ActorEffect, DeliveredReminder, DeliveryOutcome } from '../../machines/events.ts';
 import { applyDelivery } from '../domain/deliveryRow.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
 import type { TaskRow } from '../domain/types.ts';
+import type { PendingCommit, PendingCommits } from './pendingCommits.ts';
 import { resolved, type SlotPlan } from './slotPlan.ts';
 import type { TaskTable } from './taskTable.ts';
 
@@ -13,8 +18,22 @@ import type { TaskTable } from './taskTable.ts';
 const namesMessage = (row: TaskRow, messageId: string): boolean =>
   row.lastDelivery?.messageId === messageId || (row.deliveryHistory?.records.some((r) => r.messageId === messageId) ?? false);
 
-export function planDeliveryCommit(table: TaskTable, sessionId: string, outcome: DeliveryOutcome, retention: RetentionLimits): SlotPlan {
+/** What a delivery-commit slot needs besides its outcome. */
+export interface DeliveryCommitContext {
+  readonly table: TaskTable;
+  readonly retention: RetentionLimits;
+  readonly pending: PendingCommits;
+  /** Sessions with a delivery attempt in flight. */
+  readonly attempting: ReadonlySet<string>;
+  /** When the slot runs. */
+  readonly now: number;
+}
+
+export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): SlotPlan {
+  if (ctx.pending.isRetry(outcome)) return planRetriedCommit(ctx, sessionId, outcome);
+  const { table, retention } = ctx;
   const puts: TaskRow[] = [];
+  const commits: PendingCommit[] = [];
   const reused: string[] = [];
   const errors: Array<{ message: string; data: unknown }> = [];
   for (const reminder of outcome.delivered) {
@@ -31,6 +50,7 @@ export function planDeliveryCommit(table: TaskTable, sessionId: string, outcome:
       continue;
     }
     puts.push(applyDelivery(row, reminder, outcome.now, retention));
+    commits.push({ sessionId, reminder, attemptNow: outcome.now });
   }
   const ending = new Set(puts.filter((row) => row.status === 'inactive').map((row) => row.record.id));
   const retire = table.activeRows(sessionId).every((row) => ending.has(row.record.id));
@@ -50,9 +70,60 @@ export function planDeliveryCommit(table: TaskTable, sessionId: string, outcome:
     failedIds: outcome.failedIds,
     parkIds,
     errors,
-    onWriteFailure: () => {
-      const all = [...outcome.delivered.map((d) => d.id), ...outcome.failedIds];
-      return { reply: resolved(null), effects: [settle([], [...all, ...parkIds], false)], failedIds: all, parkIds };
-    },
+    commits,
+    // The attempt ends for every task; the acknowledged ones keep their receipts pending (not redelivered).
+    onWriteFailure: () => ({
+      reply: resolved(null),
+      effects: [settle([], [...commits.map((c) => c.reminder.id), ...notRecorded], false)],
+      failedIds: outcome.failedIds,
+      parkIds,
+      commits,
+    }),
   };
 }
+
+/**
+ * A retried write of pending receipts. No attempt is in flight for them (their actors settled
+ * when the first write failed), so the committed rows reach their actors as ordinary changes: an
+ * active row as a put, an ended one removed (its Session retired when nothing else is active).
+ */
+function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): SlotPlan {
+  const { table, retention, pending } = ctx;
+  const puts: TaskRow[] = [];
+  const commits: PendingCommit[] = [];
+  const dropped: string[] = [];
+  for (const reminder of outcome.delivered) {
+    const commit = pending.get(reminder.id);
+    const row = table.getInSession(sessionId, reminder.id);
+    if (commit === undefined || !sameReminder(commit.reminder, reminder) || row === undefined || row.status !== 'active') {
+      dropped.push(reminder.id);
+      continue;
+    }
+    if (namesMessage(row, reminder.messageId)) {
+      dropped.push(reminder.id); // already recorded
+      continue;
+    }
+    puts.push(applyDelivery(row, reminder, commit.attemptNow, retention));
+    commits.push(commit);
+  }
+  if (puts.length === 0) return { reply: resolved(null), dropped };
+  const ended = puts.filter((row) => row.status === 'inactive').map((row) => row.record.id);
+  const effects: ActorEffect[] = puts.filter((row) => row.status === 'active').map((row) => ({ type: 'put', row, now: ctx.now }));
+  if (ended.length > 0) {
+    const endedSet = new Set(ended);
+    const remaining = table.activeRows(sessionId).filter((row) => !endedSet.has(row.record.id)).length;
+    effects.push({ type: 'remove', sessionId, ids: ended, retire: remaining === 0 && !ctx.attempting.has(sessionId) });
+  }
+  return {
+    reply: resolved(null),
+    batch: { puts, deletes: [] },
+    effects,
+    changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
+    commits,
+    dropped,
+    onWriteFailure: () => ({ reply: resolved(null), effects: [], commits }),
+  };
+}
+
+const sameReminder = (a: DeliveredReminder, b: DeliveredReminder): boolean =>
+  a.id === b.id && a.messageId === b.messageId && a.occurrence === b.occurrence;

@@ -1,5 +1,5 @@
 // What the service does when the Host loads a Session carrying legacy `schedule/change` events
-// (SPEC §7): fold them strictly and, when reminders are still active there, log the warning that
+// (docs/storage.md): fold them strictly and, when reminders are still active there, log the warning that
 // asks to recreate them with `schedule_create`. They are never migrated.
 import { foldScheduleChanges } from '../legacy/foldScheduleChanges.ts';
 import { legacyRecreateWarning } from '../legacy/recreateWarning.ts';

@@ -4,6 +4,7 @@
 // A write that fails answers `persistence_uncertain` and changes nothing in memory.
 import { describeValue } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
+import { echoedId } from '../domain/fields.ts';
 import { recordFromRule } from '../domain/records.ts';
 import { recordsEqual } from '../domain/recordsEqual.ts';
 import { emptyHistory } from '../domain/retention.ts';
@@ -91,7 +92,8 @@ export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edi
 /** Deletes a task of the Session (active or inactive) with its history. */
 export function planDelete(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
   const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
-  if (row === undefined || typeof id !== 'string') return { reply: resolved({ id, deleted: false, code: 'schedule_not_found' }) };
+  if (row === undefined || typeof id !== 'string')
+    return { reply: resolved({ ...echoedId(id), deleted: false, code: 'schedule_not_found' }) };
   const remaining = ctx.table.activeRows(sessionId).filter((r) => r.record.id !== id).length;
   return {
     reply: resolved({ id, deleted: true }),

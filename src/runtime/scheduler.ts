@@ -1,18 +1,25 @@
-// The service's one timer (SPEC §4, D5, D6). Active tasks wait in a priority queue keyed by when
+// The service's one timer (docs/delivery.md). Active tasks wait in a priority queue keyed by when
 // they are next due — their target, or a retry time after a failed delivery. The timer is armed
 // for the earliest key, each wait at most `maxWaitMs` (never above 2^31 − 1 ms); every wake
 // rereads the wall clock and takes only what is due by then, so a clock that moved backwards never
 // fires anything early and one that jumped forwards catches up at once. With retry disabled a
 // failed task is parked: only an unrelated wake (another task due, a committed create, update or
 // delete) or a restart tries it again.
+//
+// A task whose Session flushed its reminder but whose row write failed holds a pending receipt
+// (pendingCommits.ts): its queue key is then the retry time of that write, on the same backoff, and
+// when it comes the write is retried — the task is not handed to its Session, whatever its target.
+// Any successful write retries the waiting receipts at once (the storage works again); an edit of
+// the task keeps the receipt waiting; deleting or ending the task drops it.
 
-import type { DueTasks } from '../../machines/events.ts';
+import type { DeliveryOutcome, DueTasks } from '../../machines/events.ts';
 import { instantMs } from '../domain/instant.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { Clock } from '../ports.ts';
 import type { Activity } from './activity.ts';
 import { type ResolvedConfig, retryDelay } from './config.ts';
 import { DueQueue } from './dueQueue.ts';
+import { type PendingCommit, PendingCommits } from './pendingCommits.ts';
 
 export interface SchedulerOptions {
   readonly clock: Clock;
@@ -24,12 +31,18 @@ export interface SchedulerOptions {
   readonly targetOf: (id: string) => number | undefined;
   /** Receives the due tasks of one wake, grouped by Session. */
   readonly onDue: (now: number, due: DueTasks[]) => void;
+  /** Receives pending receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
+  readonly onCommitDue: (sessionId: string, outcome: DeliveryOutcome) => void;
 }
 
 export class Scheduler {
   private readonly queue = new DueQueue();
   private readonly failures = new Map<string, number>();
   private readonly parked = new Set<string>();
+  /** Receipts acknowledged by their Session whose write failed, to write again. */
+  readonly pendingCommits = new PendingCommits();
+  private readonly commitFailures = new Map<string, number>();
+  private recoverPending = false;
   private timer: unknown = null;
   private armedFor: number | null = null;
   private stopped = false;
@@ -37,16 +50,23 @@ export class Scheduler {
 
   constructor(private readonly options: SchedulerOptions) {}
 
-  /** An active row was committed: it is due at its target, and earlier failures are forgotten. */
+  /**
+   * An active row was committed: it is due at its target, and earlier failures are forgotten —
+   * unless its receipt is still waiting to be written (an edit landed meanwhile): then the write's
+   * retry keeps its time.
+   */
   track(row: TaskRow): void {
     const id = row.record.id;
+    if (this.pendingCommits.has(id)) return;
     this.failures.delete(id);
     this.parked.delete(id);
     this.queue.set(id, instantMs(row.record.scheduledAt));
   }
 
-  /** The row was deleted or ended. */
+  /** The row was deleted or ended (a receipt still waiting for it is dropped). */
   untrack(id: string): void {
+    this.pendingCommits.delete(id);
+    this.commitFailures.delete(id);
     this.failures.delete(id);
     this.parked.delete(id);
     this.queue.delete(id);
@@ -60,6 +80,7 @@ export class Scheduler {
   failed(ids: readonly string[], now: number): void {
     const policy = this.options.config.retry;
     for (const id of ids) {
+      if (this.pendingCommits.has(id)) continue; // its receipt's write keeps its own retry
       const target = this.options.targetOf(id);
       if (target === undefined) continue;
       if (target > now) {
@@ -75,6 +96,53 @@ export class Scheduler {
         this.parked.add(id);
       } else this.queue.set(id, now + retryDelay(policy, attempt));
     }
+  }
+
+  /**
+   * The write of these acknowledged receipts failed: keep them and retry the write with backoff
+   * (or park it with retry disabled). Their tasks are not delivered meanwhile.
+   */
+  commitFailed(commits: readonly PendingCommit[], now: number): void {
+    const policy = this.options.config.retry;
+    for (const commit of commits) {
+      const id = commit.reminder.id;
+      this.pendingCommits.hold(commit);
+      this.failures.delete(id);
+      const attempt = (this.commitFailures.get(id) ?? 0) + 1;
+      this.commitFailures.set(id, attempt);
+      if (policy === false) {
+        this.queue.delete(id);
+        this.parked.add(id);
+      } else this.queue.set(id, now + retryDelay(policy, attempt));
+    }
+  }
+
+  /** These receipts were written (or their task is gone): forget them. */
+  commitsSettled(ids: readonly string[]): void {
+    for (const id of ids) {
+      this.pendingCommits.delete(id);
+      this.commitFailures.delete(id);
+    }
+  }
+
+  /** A write succeeded: receipts waiting for a retry are written again at once. */
+  recover(): void {
+    if (this.recoverPending || this.stopped || this.pendingCommits.waiting().length === 0) return;
+    this.recoverPending = true;
+    this.options.activity.begin();
+    queueMicrotask(() => {
+      this.recoverPending = false;
+      try {
+        if (!this.stopped) this.handOutCommits(this.pendingCommits.waiting(), this.options.clock.now());
+      } finally {
+        this.options.activity.end();
+      }
+    });
+  }
+
+  /** Hands every waiting receipt out for one last write (the service is closing; the timer is stopped). */
+  drainPendingCommits(): void {
+    this.handOutCommits(this.pendingCommits.waiting(), this.options.clock.now());
   }
 
   /** Parks tasks whatever the retry policy: only an unrelated wake or a restart tries them again. */
@@ -159,14 +227,29 @@ export class Scheduler {
       this.parked.clear();
     }
     const due: string[] = [];
+    const commits: string[] = [];
     for (const id of taken) {
+      if (this.pendingCommits.has(id)) {
+        commits.push(id);
+        continue;
+      }
       const target = this.options.targetOf(id);
       if (target === undefined) continue;
       if (target > now) this.queue.set(id, target);
       else due.push(id);
     }
+    if (commits.length > 0) this.handOutCommits(commits, now);
     if (due.length > 0) this.options.onDue(now, this.group(due));
     this.rearm();
+  }
+
+  /** Sends the waiting receipts of `ids` to be written again, one outcome per Session. */
+  private handOutCommits(ids: readonly string[], now: number): void {
+    for (const id of ids) {
+      this.queue.delete(id);
+      this.parked.delete(id);
+    }
+    for (const { sessionId, outcome } of this.pendingCommits.take(ids, now)) this.options.onCommitDue(sessionId, outcome);
   }
 
   private group(ids: readonly string[]): DueTasks[] {

@@ -3,6 +3,7 @@
 // durable — and what happens instead when the write fails.
 import type { ActorEffect, DomainChange } from '../../machines/events.ts';
 import type { CommitBatch } from '../ports.ts';
+import type { PendingCommit } from './pendingCommits.ts';
 
 /** How the caller's promise settles. */
 export type SlotReply = { readonly resolve: unknown } | { readonly reject: unknown };
@@ -18,12 +19,18 @@ export interface SlotPlan {
   readonly parkIds?: readonly string[];
   /** Problems to log as errors when the slot runs (the plan itself is pure). */
   readonly errors?: ReadonlyArray<{ readonly message: string; readonly data: unknown }>;
+  /** Acknowledged reminders whose receipts the batch writes (kept pending when the write fails). */
+  readonly commits?: readonly PendingCommit[];
+  /** Pending receipts with nothing left to write (their task is gone or ended): forgotten. */
+  readonly dropped?: readonly string[];
   /** The answer and effects when the batch could not be written. */
   readonly onWriteFailure?: (error: unknown) => {
     reply: SlotReply;
     effects: readonly ActorEffect[];
     failedIds?: readonly string[];
     parkIds?: readonly string[];
+    /** Receipts to keep pending: their write is retried, not their delivery. */
+    commits?: readonly PendingCommit[];
   };
 }
 

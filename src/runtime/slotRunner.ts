@@ -3,7 +3,9 @@
 // updates the in-memory table and the timer. A refused request answers with its ScheduleError's
 // code; an unexpected error answers `internal_error` (and is logged with its cause); a failed write
 // answers `persistence_uncertain` and changes nothing in memory. A slot holding a run of delivery
-// commits plans each and writes them as one batch.
+// commits plans each and writes them as one batch. When a delivery commit's write fails, the
+// receipts the Session acknowledged are handed to the scheduler as pending: their write is retried,
+// not their delivery; any successful write retries them at once.
 import type { ActorEffect, CommandOutcome, DomainChange, MailboxCommand, Operation } from '../../machines/events.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import type { TaskRow } from '../domain/types.ts';
@@ -13,6 +15,7 @@ import { planToolCall } from '../tools/handlers.ts';
 import type { ResolvedConfig } from './config.ts';
 import { planDeliveryCommit } from './deliveryCommit.ts';
 import type { SlotContext } from './mutations.ts';
+import type { PendingCommit } from './pendingCommits.ts';
 import type { Scheduler } from './scheduler.ts';
 import { rejected, resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
 import type { TaskTable } from './taskTable.ts';
@@ -38,7 +41,6 @@ function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): Slot
   }
   const scheduleError = error as ScheduleError;
   if (op.kind === 'archive.activity' || op.kind === 'archive.stop' || op.kind === 'delivery.commit') return rejected(scheduleError);
-  if (op.kind === 'remote' && (op.method === 'catalog' || op.method === 'list')) return rejected(scheduleError);
   return resolved(scheduleError.toFailure());
 }
 
@@ -54,7 +56,11 @@ function plan(deps: SlotRunnerDeps, op: Operation, now: number): SlotPlan {
     case 'archive.stop':
       return planSessionStop(ctx, op.sessionId);
     case 'delivery.commit':
-      return planDeliveryCommit(deps.table, op.sessionId, op.outcome, deps.config.retention);
+      return planDeliveryCommit(
+        { table: deps.table, retention: deps.config.retention, pending: deps.scheduler.pendingCommits, attempting: deps.attempting, now },
+        op.sessionId,
+        op.outcome,
+      );
   }
 }
 
@@ -66,6 +72,8 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
   const failedIds: string[] = [];
   const parkIds: string[] = [];
   const errors: Array<{ message: string; data: unknown }> = [];
+  const commits: PendingCommit[] = [];
+  const dropped: string[] = [];
   for (const p of plans) {
     errors.push(...(p.errors ?? []));
     if (p.batch !== undefined) puts.push(...p.batch.puts);
@@ -73,8 +81,10 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
     changes.push(...(p.changes ?? []));
     failedIds.push(...(p.failedIds ?? []));
     parkIds.push(...(p.parkIds ?? []));
+    commits.push(...(p.commits ?? []));
+    dropped.push(...(p.dropped ?? []));
   }
-  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds, parkIds, errors };
+  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds, parkIds, errors, commits, dropped };
   if (puts.length === 0) return merged;
   return {
     ...merged,
@@ -88,16 +98,26 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
         effects: failures.flatMap((f) => f.effects),
         failedIds: failures.flatMap((f) => f.failedIds ?? []),
         parkIds: failures.flatMap((f) => f.parkIds ?? []),
+        commits: failures.flatMap((f) => f.commits ?? []),
       };
     },
   };
 }
 
-/** Settles every delivery attempt among `commands` as failed (nothing recorded). */
-function failedSettles(commands: readonly MailboxCommand[]): ActorEffect[] {
+/**
+ * Settles every delivery attempt among `commands` as failed (nothing recorded); retried writes of
+ * pending receipts go back to waiting.
+ */
+function failedSettles(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): ActorEffect[] {
   const effects: ActorEffect[] = [];
+  const pending = deps.scheduler.pendingCommits;
   for (const { operation: op } of commands) {
     if (op.kind !== 'delivery.commit') continue;
+    if (pending.isRetry(op.outcome)) {
+      const waiting = op.outcome.delivered.map((d) => pending.get(d.id)).filter((c) => c !== undefined);
+      deps.scheduler.commitFailed(waiting, deps.clock.now());
+      continue;
+    }
     const failedIds = [...op.outcome.delivered.map((d) => d.id), ...op.outcome.failedIds, ...op.outcome.unrecordableIds];
     effects.push({ type: 'settle', sessionId: op.sessionId, committed: [], failedIds, now: op.outcome.now, retire: false });
   }
@@ -124,6 +144,7 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
   for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
   const batch = slot.batch;
   if (batch === undefined) {
+    deps.scheduler.commitsSettled(slot.dropped ?? []);
     retry(deps, slot.failedIds, slot.parkIds);
     deps.scheduler.rearm();
     return { reply: slot.reply, effects: slot.effects ?? [], changes: [] };
@@ -134,15 +155,19 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
   } catch (error) {
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
     const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
+    deps.scheduler.commitsSettled(slot.dropped ?? []);
+    deps.scheduler.commitFailed(failure.commits ?? [], deps.clock.now());
     retry(deps, failure.failedIds, failure.parkIds);
     deps.scheduler.rearm();
     return { reply: failure.reply, effects: failure.effects, changes: [] };
   }
   deps.table.apply(batch);
+  deps.scheduler.commitsSettled([...(slot.commits ?? []).map((c) => c.reminder.id), ...(slot.dropped ?? [])]);
   track(deps, batch);
   retry(deps, slot.failedIds, slot.parkIds);
   deps.scheduler.rearm();
   if (op.kind !== 'delivery.commit') deps.scheduler.kick();
+  deps.scheduler.recover();
   return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [] };
 }
 
@@ -172,8 +197,15 @@ export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCo
   } catch (error) {
     // Unreachable unless planning has a bug; the Sessions must still leave their attempt.
     deps.logger.error('A schedule operation failed unexpectedly.', { cause: error });
-    return { reply: resolved({ code: 'internal_error', message: INTERNAL_ERROR_MESSAGE }), effects: failedSettles(commands), changes: [] };
+    return {
+      reply: resolved({ code: 'internal_error', message: INTERNAL_ERROR_MESSAGE }),
+      effects: failedSettles(deps, commands),
+      changes: [],
+    };
   } finally {
-    for (const c of commands) if (c.operation.kind === 'delivery.commit') deps.attempting.delete(c.operation.sessionId);
+    // A retried write of pending receipts ends no attempt: its Session may have one in flight.
+    for (const { operation: op } of commands) {
+      if (op.kind === 'delivery.commit' && !deps.scheduler.pendingCommits.isRetry(op.outcome)) deps.attempting.delete(op.sessionId);
+    }
   }
 }

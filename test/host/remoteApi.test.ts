@@ -1,6 +1,6 @@
 // The remote namespace over HTTP against an in-process Host on a test clock: catalog and list,
 // staged updates with `expected` (saved, conflict, not found, ended), delete, history paging,
-// and the SPEC codes and statuses of refusals.
+// and the error codes and statuses of refusals.
 import type { CatalogEntry, ScheduleView } from '../../src/index.ts';
 import { startTestHost, type TestHost } from './support.ts';
 
@@ -74,7 +74,7 @@ describe('remote namespace over HTTP', () => {
     expect(await t.send('DELETE', `/api/sessions/alpha/tasks/${view.id}`)).toEqual({ status: 200, body: { id: view.id, deleted: true } });
     expect(await t.send('DELETE', `/api/sessions/alpha/tasks/${view.id}`)).toEqual({
       status: 404,
-      body: { id: view.id, deleted: false, code: 'schedule_not_found' },
+      body: { id: view.id, deleted: false, code: 'schedule_not_found', message: expect.stringContaining(view.id) },
     });
     expect((await t.get('/api/catalog')).body).toEqual([]);
     expect((await t.get(`/api/sessions/alpha/tasks/${view.id}/history`)).status).toBe(404);

@@ -41,7 +41,7 @@ describe('tool calls over HTTP', () => {
     });
   });
 
-  it('a refused create answers the SPEC code with 400 and stores nothing', async () => {
+  it('a refused create answers the error code with 400 and stores nothing', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ title: 'x', prompt: 'y', cron: { expression: '0 9 * * MON', time_zone: 'UTC' } }, 'invalid_rule'],
       [{ title: 'x', prompt: 'y', daily: { time: '09:00:00', time_zone: 'EST' } }, 'invalid_time_zone'],

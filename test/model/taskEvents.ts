@@ -2,7 +2,7 @@
 // and a recurring task. The task machine decides on the times and rows its events carry, so each
 // event is built from the snapshot it is offered in: a tick at the current target, a title edit or
 // a timing change (the target moving between two instants, so the model stays finite), a commit
-// that ends a one-shot or advances a recurring task, a failure at one of three points. Only what
+// that ends a one-shot or advances a recurring task, a failure at one of two points. Only what
 // the real service can be driven to do from a settled state is offered (see `offeredTaskEvents`).
 import type { SnapshotFrom } from 'xstate';
 import type { TaskEvent, TaskMachine } from '../../machines/taskMachine.ts';
@@ -11,9 +11,14 @@ import type { TaskRow } from '../../src/domain/types.ts';
 
 type Snap = SnapshotFrom<TaskMachine>;
 
-/** Where a failed attempt fails: the Session's resolve or flush, or the write of the delivery. */
-export type TaskFault = 'resolve' | 'flush' | 'storage';
-export const TASK_FAULTS: readonly TaskFault[] = ['resolve', 'flush', 'storage'];
+/**
+ * Where a failed attempt fails: the Session's resolve or flush. (A failed write after a successful
+ * flush also ends the attempt as failed, but its receipt is then written by a later write as an
+ * ordinary change of the row — a step this machine's events cannot stand for; the user model and
+ * test/service/commitRetry.test.ts cover it.)
+ */
+export type TaskFault = 'resolve' | 'flush';
+export const TASK_FAULTS: readonly TaskFault[] = ['resolve', 'flush'];
 
 /** What a model event stands for, read by the driver. */
 export type TaskStep = 'tick' | 'title' | 'retime' | 'start' | 'commit' | TaskFault;

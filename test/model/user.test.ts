@@ -34,6 +34,7 @@ const ALL_EVENTS: readonly UserEvent[] = [
   { type: 'clock.due' },
   { type: 'deliver' },
   { type: 'clock.retry' },
+  { type: 'write.other' },
   { type: 'reopen' },
 ];
 

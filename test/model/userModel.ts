@@ -26,8 +26,10 @@ export type UserEvent =
   | { readonly type: 'clock.due' }
   /** The Session takes the attempt in flight: resolve, followup and flush succeed, the write lands. */
   | { readonly type: 'deliver' }
-  /** The attempt in flight fails at this point (`storage`: the flush succeeds, the write fails). */
+  /** The attempt in flight fails at this point (`storage`: the flush succeeds, the write fails and its receipt waits). */
   | { readonly type: 'fail'; readonly fault: Fault }
+  /** A change of another Session is written: a receipt waiting for its write is written at once. */
+  | { readonly type: 'write.other' }
   /** The clock moves on by the retry backoff. */
   | { readonly type: 'clock.retry' }
   /** The Host closes the service and opens it again on the same storage. */
@@ -57,6 +59,10 @@ export const userModel = setup({
     retimed: ({ context }) => context.retimed,
     recurring: ({ context }) => isRecurringKind(context.kind),
     titleOnly: ({ event }) => event.type === 'update' && event.change === 'title',
+    storageFault: ({ event }) => event.type === 'fail' && event.fault === 'storage',
+    /** A title edit of a task that stays active once its delivery is recorded. */
+    titleKeepsActive: ({ context, event }) =>
+      event.type === 'update' && event.change === 'title' && (context.retimed || isRecurringKind(context.kind)),
   },
   actions: {
     created: assign(({ event }) => ({ ...INITIAL, kind: event.type === 'create' ? event.kind : null })),
@@ -70,13 +76,10 @@ export const userModel = setup({
     ),
     gone: assign(({ context }) => ({ ...INITIAL, flushed: context.flushed })),
     delivered: assign(({ context }) => ({ flushed: context.flushed + 1, receipts: context.receipts + 1, retimed: false })),
-    /** Only a failed write leaves a flushed message behind (at-least-once). */
-    failed: assign(({ context, event }) => ({
-      flushed: context.flushed + (event.type === 'fail' && event.fault === 'storage' ? 1 : 0),
-      failedAfterRetime: context.retimed,
-      retimed: false,
-    })),
+    failed: assign(({ context }) => ({ failedAfterRetime: context.retimed, retimed: false })),
     flushedOnly: assign(({ context }) => ({ flushed: context.flushed + 1 })),
+    /** The receipt that waited for its write is written. */
+    recorded: assign(({ context }) => ({ receipts: context.receipts + 1, retimed: false })),
     restarted: assign({ failedAfterRetime: false }),
   },
 }).createMachine({
@@ -107,12 +110,41 @@ export const userModel = setup({
           { target: 'ended', actions: 'delivered' },
         ],
         fail: [
+          /** The Session holds the message; only the write failed: it is retried, not the delivery. */
+          { guard: 'storageFault', target: 'committing', actions: 'flushedOnly' },
           { guard: 'retimed', target: 'scheduled', actions: 'failed' },
           { target: 'retrying', actions: 'failed' },
         ],
         update: { target: 'delivering', actions: 'retimedInFlight' },
         delete: { target: 'orphaned', actions: 'gone' },
         'session.stop': { target: 'orphaned', actions: 'gone' },
+      },
+    },
+    /**
+     * The Session holds the message but its receipt's write failed: the receipt waits in memory
+     * for its write (the task is not delivered meanwhile) and is written by the next successful
+     * write — another change, an edit of the task (kept: as during a delivery, a timing edit keeps
+     * its new target) or the close; a delete drops it.
+     */
+    committing: {
+      on: {
+        'write.other': [
+          { guard: 'retimed', target: 'scheduled', actions: 'recorded' },
+          { guard: 'recurring', target: 'scheduled', actions: 'recorded' },
+          { target: 'ended', actions: 'recorded' },
+        ],
+        update: [
+          { guard: 'titleKeepsActive', target: 'scheduled', actions: 'recorded' },
+          { guard: 'titleOnly', target: 'ended', actions: 'recorded' },
+          { target: 'scheduled', actions: ['retimedInFlight', 'recorded'] },
+        ],
+        delete: { target: 'empty', actions: 'gone' },
+        'session.stop': { target: 'empty', actions: 'gone' },
+        reopen: [
+          { guard: 'retimed', target: 'scheduled', actions: ['recorded', 'restarted'] },
+          { guard: 'recurring', target: 'scheduled', actions: ['recorded', 'restarted'] },
+          { target: 'ended', actions: 'recorded' },
+        ],
       },
     },
     /** The last attempt failed; the task is overdue and waits for its retry. */

@@ -24,7 +24,9 @@ const byId = (a: AcknowledgedTask, b: AcknowledgedTask): number => {
 export async function acknowledged(svc: ScheduleService): Promise<AcknowledgedTask[]> {
   const out: AcknowledgedTask[] = [];
   for (const entry of await svc.remote.catalog()) {
-    const page = (await svc.remote.history({ sessionId: entry.sessionId, id: entry.record.id, limit: 100 })) as { records: unknown[] };
+    const page = (await svc.remote.history({ sessionId: entry.sessionId, id: entry.record.id, limit: 100 })) as {
+      records: readonly unknown[];
+    };
     out.push({
       sessionId: entry.sessionId,
       status: entry.status,

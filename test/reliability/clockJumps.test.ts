@@ -2,7 +2,7 @@
 // minutes, days and years, backward by hours, across DST transitions in both directions, on the
 // manual clock and on a platform-like clock whose timers are monotonic — and once more with
 // Sessions failing to resolve now and then. See clockJumps.ts for what each step checks against
-// the acceptance oracle.
+// the project's brute-force oracle (test/support/oracle).
 import { runClockJumps } from './clockJumps.ts';
 
 const STEP_KINDS = ['advance', 'forward minutes', 'forward days', 'forward years', 'backward', 'dstEdge'];

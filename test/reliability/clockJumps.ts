@@ -5,7 +5,7 @@
 // days and years, backward by hours, and runs across a zone's next DST transition. Two clocks:
 // the manual clock (timers keyed on wall time; `set` jumps) and a platform-like clock (monotonic
 // timers; the wall steps under them and the service notices within `maxWaitMs`). After every
-// step, each delivered reminder is checked against the acceptance oracle (`nextTarget`):
+// step, each delivered reminder is checked against the project's brute-force oracle (`nextFiring`):
 //   * never early: its occurrence ≤ the wall clock when it was appended, and ≥ its committed target;
 //   * a real occurrence of its rule, later than any the task delivered before;
 //   * the latest missed one: the rule's next occurrence after it is still in the future;
@@ -14,12 +14,12 @@
 // With `faults`, Sessions also fail to resolve now and then (retried with backoff): a task of a
 // Session whose delivery failed may stay overdue until its retry, and at the end every fault is
 // cleared, the clock moves past every retry time, and nothing may be overdue any more.
-import { nextTarget, type OracleRule } from 'acceptance-oracle';
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { createScheduleService, type ScheduleService } from '../../src/service.ts';
 import { createManualClock, type ManualClock } from '../../src/testing.ts';
+import { nextFiring, type ReferenceRule } from '../support/oracle/index.ts';
 import { ControlledSessions } from './controlledSessions.ts';
 import { PlatformLikeClock } from './platformClock.ts';
 
@@ -105,7 +105,7 @@ interface Tracked {
   readonly sessionId: string;
   readonly kind: string;
   /** The oracle rule (wall-clock kinds), or the fixed-rate grid (every). */
-  readonly oracle?: OracleRule;
+  readonly oracle?: ReferenceRule;
   readonly grid?: { readonly anchor: number; readonly step: number };
   committed: number;
   active: boolean;
@@ -120,8 +120,7 @@ function firstOccurrenceAfter(t: Tracked, after: number): number | null {
     return anchor + (Math.floor((after - anchor) / step) + 1) * step;
   }
   if (t.oracle === undefined) return null;
-  const next = nextTarget(t.oracle, after);
-  return next === null ? null : Date.parse(next);
+  return nextFiring(t.oracle, after);
 }
 
 function isOccurrence(t: Tracked, ms: number): boolean {
@@ -221,12 +220,9 @@ async function createTasks(world: World, start: string): Promise<Map<string, Tra
   const tracked = new Map<string, Tracked>();
   for (const [i, [sessionId, timing]] of TASKS.entries()) {
     const args = timing.at === 'START+3d' ? { at: iso(Date.parse(start) + 3 * DAY + 17_000) } : timing;
-    const view = (await world.svc.callTool(sessionId, 'schedule_create', { title: `t${i}`, prompt: `p${i}`, ...args })) as Record<
-      string,
-      unknown
-    >;
-    if (typeof view.code === 'string') throw new Error(`could not create ${JSON.stringify(args)}: ${String(view.message)}`);
-    tracked.set(String(view.id), trackedFrom(sessionId, view));
+    const view = await world.svc.callTool(sessionId, 'schedule_create', { title: `t${i}`, prompt: `p${i}`, ...args });
+    if ('code' in view) throw new Error(`could not create ${JSON.stringify(args)}: ${view.message}`);
+    tracked.set(view.id, trackedFrom(sessionId, { ...view }));
   }
   return tracked;
 }

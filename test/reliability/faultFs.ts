@@ -5,7 +5,7 @@
 import { type FileHandleLike, type FileSystem, nodeFileSystem } from '../../src/adapters/fsSeam.ts';
 
 export type FsOperation = 'open' | 'write' | 'sync' | 'truncate' | 'rename' | 'unlink';
-export type FsErrorCode = 'ENOSPC' | 'EIO' | 'EROFS' | 'EMFILE';
+export type FsErrorCode = 'ENOSPC' | 'EIO' | 'EROFS' | 'EACCES' | 'EMFILE';
 
 interface Fault {
   readonly operation: FsOperation;

@@ -1,17 +1,23 @@
-// Whole-Host crash trials. Each trial starts the child (hostCrashChild.ts) on the same data folder
-// with its accelerated clock where the last restart left off, kills it with SIGKILL as the seeded
-// plan says (while starting, at a random moment, inside a Session flush, between a flush and the
-// row write, inside a write, after a write before its acknowledgement), then restarts the Host's
-// stack in this process on a manual clock set past every reminder due at the kill, lets it settle
-// and checks: the domain opens; every acknowledged mutation is there and nothing never attempted;
-// every reminder due before the kill reached its Session and was recorded; receipts point at the
-// messages that carry them; raw redeliveries happen only for reminders whose row write never
-// landed; and no transcript holds a reminder twice. Throws on the first violated check (transcript
-// duplicates are counted and left to the caller).
+// Whole-Host crash trials. Each trial is a chain of one to three lives of the child
+// (hostCrashChild.ts) on the same data folder, with its accelerated clock where the last one left
+// off. A child makes up to eight calls at once and is killed with SIGKILL as the seeded plan says
+// (while starting, at a random moment, inside a Session flush, between a flush and the row write,
+// inside a write, after a write before its acknowledgement). The next life starts right on the
+// dead child's lock and journal — sometimes two children together, racing for the stale lock:
+// exactly one may open, the other must be refused. After every kill the files are read as they
+// are (no lock taken) and must hold every acknowledged mutation and nothing never attempted (the
+// calls in flight, known by their unique titles, may or may not have landed); a child's appends
+// may repeat a reminder its Session already held only when the row had not recorded it. After the
+// last life the Host's stack is restarted in this process on a manual clock set past every
+// reminder due at the kill, lets it settle and checks: the domain opens; the acknowledged state is
+// there; every reminder due before the kill reached its Session and was recorded; receipts point
+// at the messages that carry them; raw redeliveries happen only for reminders whose row write
+// never landed; and no transcript holds a reminder twice. Throws on the first violated check
+// (transcript duplicates are counted and left to the caller).
 import { join } from 'node:path';
 import { openHostStack } from '../../host/stack.ts';
 import { loadDomainFiles } from '../../src/adapters/loadDomain.ts';
-import type { CatalogEntry } from '../../src/domain/types.ts';
+import type { CatalogEntry, TaskRow } from '../../src/domain/types.ts';
 import { createManualClock } from '../../src/testing.ts';
 import { random } from '../storage/crashTrial.ts';
 import { simulatedAt } from './acceleratedClock.ts';
@@ -26,8 +32,9 @@ import {
 } from './hostCrashDelivery.ts';
 import { AcknowledgedModel } from './hostCrashModel.ts';
 import { PROBE_POINTS, probeSessions } from './hostCrashProbe.ts';
-import { type ChildRun, type KillPhase, type KillPlan, runChild, type SeenFollowup } from './hostCrashRun.ts';
+import { type ChildHooks, type ChildRun, type KillPhase, type KillPlan, runChild, type SeenFollowup } from './hostCrashRun.ts';
 import { injectTornTail } from './hostCrashTorn.ts';
+import type { WorkloadOp } from './hostCrashWorkload.ts';
 
 /** Where the simulated time of the first trial starts (a week before the 2030 US DST change). */
 export const CRASH_START = '2030-03-03T12:00:00.000Z';
@@ -65,6 +72,14 @@ export interface HostCrashFigures {
   tornTranscriptTails: number;
   tornJournalTails: number;
   refusals: Record<string, number>;
+  /** Children started right on a killed child's lock and journal (no clean restart between). */
+  startsOnDeadChild: number;
+  /** Lives where two children were started together on the dead child's stale lock. */
+  staleLockRaces: number;
+  /** Calls attempted but not acknowledged at a kill (several callers per child). */
+  callsInFlightAtKills: number;
+  /** The most callers one child ran at once. */
+  maxCallers: number;
 }
 
 function planKill(rand: () => number): KillPlan {
@@ -108,6 +123,34 @@ async function restart(dataDir: string, at: number): Promise<{ rows: CatalogEntr
   }
 }
 
+/** The calls of a run attempted before `n` whose answers never came. */
+const pendingBefore = (run: ChildRun, n: number): WorkloadOp[] =>
+  [...run.attempts].filter(([m]) => m < n && !run.acks.has(m)).map(([, op]) => op);
+
+/** Starts one child, or two together (racing for the lock), and answers the one that opened. */
+async function startLife(trial: number, options: Parameters<typeof runChild>[0], plan: KillPlan, race: boolean): Promise<ChildRun> {
+  if (!race) {
+    const run = await runChild(options, plan);
+    if (run.refused !== null) fail(trial, [`the child was refused at open: ${run.refused.name} ${run.refused.message}`], run);
+    return run;
+  }
+  const opens: Array<() => void> = [];
+  const settled = [0, 1].map(() => new Promise<void>((resolve) => opens.push(resolve)));
+  const armAfter = Promise.all(settled);
+  const hooks = (i: number): ChildHooks => ({ onOpen: () => opens[i]?.(), armAfter });
+  const runs = await Promise.all(
+    ['a', 'b'].map((suffix, i) => runChild({ ...options, tag: `${options.tag}${suffix}`, seed: options.seed + i }, plan, hooks(i))),
+  );
+  const opened = runs.filter((run) => run.ready);
+  if (opened.length !== 1) fail(trial, [`${opened.length} of two children started together on a stale lock opened the domain`]);
+  const loser = runs.find((run) => !run.ready);
+  if (loser?.refused?.name !== 'StorageLockedError')
+    fail(trial, [
+      `the child that lost the race for the stale lock was not refused with StorageLockedError: ${JSON.stringify(loser?.refused)}`,
+    ]);
+  return opened[0] as ChildRun;
+}
+
 /** Runs `trials` kill-and-restart trials on a Host data folder in `dataDir`. */
 export async function runHostCrashTrials(options: {
   dataDir: string;
@@ -135,92 +178,134 @@ export async function runHostCrashTrials(options: {
     tornTranscriptTails: 0,
     tornJournalTails: 0,
     refusals: {},
+    startsOnDeadChild: 0,
+    staleLockRaces: 0,
+    callsInFlightAtKills: 0,
+    maxCallers: 0,
   };
+  const path = join(dataDir, 'schedule.json');
   let now = Date.parse(CRASH_START);
   let held: Transcripts = await readTranscripts(dataDir);
+  let rowsAtKill: readonly TaskRow[] = [];
   for (let trial = 1; trial <= options.trials; trial++) {
-    const plan = planKill(rand);
+    const lives = 1 + (rand() < 0.4 ? 1 : 0) + (rand() < 0.15 ? 1 : 0);
     const compaction = rand() < 0.3 ? 2048 : null;
-    const run = await runChild(
-      {
-        dataDir,
-        seed: Math.floor(rand() * 2 ** 31),
-        tag: String(trial),
-        simStart: now,
-        factor: FACTOR,
-        hold: plan.kind === 'point' ? plan : null,
-        compactionMinBytes: compaction,
-        maxPauseMs: 25,
-      },
-      plan,
-    );
-    const killAt = run.anchor === null ? now : simulatedAt(run.anchor, run.killedAt + SLACK_MS);
-    const restartAt = killAt + RESTART_AFTER_MS;
-    if (run.errors.length > 0) fail(trial, run.errors, run);
+    /** Keys appended by this trial's children. */
+    const chainKeys = new Set<string>();
+    let killAt = now;
+    let run: ChildRun | undefined;
+    for (let life = 1; life <= lives; life++) {
+      const race = life > 1 && rand() < 0.35;
+      let plan = planKill(rand);
+      // Children racing for the lock are killed only after both opens settled, at a random moment.
+      if (race) plan = { kind: 'random', afterMs: 20 + Math.floor(rand() * 900) };
+      const callers = 1 + Math.floor(rand() * 8);
+      f.maxCallers = Math.max(f.maxCallers, callers);
+      const childRun = await startLife(
+        trial,
+        {
+          dataDir,
+          seed: Math.floor(rand() * 2 ** 31),
+          tag: `${trial}.${life}`,
+          simStart: now,
+          factor: FACTOR,
+          hold: plan.kind === 'point' ? plan : null,
+          compactionMinBytes: compaction,
+          maxPauseMs: 25,
+          window: callers,
+        },
+        plan,
+        race,
+      );
+      run = childRun;
+      if (life > 1) f.startsOnDeadChild++;
+      if (race) f.staleLockRaces++;
+      killAt = childRun.anchor === null ? now : simulatedAt(childRun.anchor, childRun.killedAt + SLACK_MS);
+      if (childRun.errors.length > 0) fail(trial, childRun.errors, childRun);
 
-    // The files as the kill left them (with a torn tail, now and then, as a power loss would leave).
-    const path = join(dataDir, 'schedule.json');
-    const load = () => loadDomainFiles(path).catch((error: unknown) => fail(trial, [`the domain does not load: ${String(error)}`], run));
-    const torn = injectTornTail(dataDir, run.phase, (await load()).state.snapshot().tasks, rand);
-    const loaded = await load();
-    const rowsBefore = loaded.state.snapshot().tasks;
-    const atKill = await readTranscripts(dataDir);
+      // The files as the kill left them (with a torn tail, now and then, as a power loss would leave).
+      const load = () =>
+        loadDomainFiles(path).catch((error: unknown) => fail(trial, [`the domain does not load: ${String(error)}`], childRun));
+      const torn = injectTornTail(dataDir, childRun.phase, (await load()).state.snapshot().tasks, rand);
+      if (torn === 'transcript') f.tornTranscriptTails++;
+      if (torn === 'journal') f.tornJournalTails++;
+      const rowsNow = (await load()).state.snapshot().tasks;
+      const transcriptsNow = await readTranscripts(dataDir);
 
-    // What the child appended: never a reminder its Sessions already held, never one twice.
-    const childKeys = new Set<string>();
-    for (const { sessionId, keys } of run.followups) {
-      for (const key of keys) {
-        if (childKeys.has(key) || (held.keys.get(sessionId)?.get(key)?.length ?? 0) > 0)
-          fail(trial, [`the child appended ${key} to ${sessionId} although it had been appended before`], run);
-        childKeys.add(key);
+      // What the child appended: never one reminder twice; one its Sessions already held only when
+      // it was started on a dead child's files and the row had not recorded that reminder.
+      const childKeys = new Set<string>();
+      const problems: string[] = [];
+      for (const { sessionId, keys } of childRun.followups) {
+        for (const key of keys) {
+          if (childKeys.has(key)) problems.push(`the child appended ${key} to ${sessionId} twice`);
+          else if (life === 1 && (held.keys.get(sessionId)?.get(key)?.length ?? 0) > 0)
+            problems.push(`the child appended ${key} to ${sessionId} although it had been appended before`);
+          childKeys.add(key);
+        }
       }
-    }
+      if (life > 1) {
+        const again = classifyRedeliveries(childRun.followups, held, rowsAtKill, chainKeys);
+        problems.push(...again.problems.map((p) => `the next child: ${p}`));
+        f.rawRedeliveries += again.raw;
+        f.repeatedUnflushed += again.repeatedUnflushed;
+      }
 
+      // Acknowledged mutations, against the files at the kill.
+      for (const n of [...childRun.acks.keys()].sort((a, b) => a - b)) {
+        const op = childRun.attempts.get(n);
+        const problem =
+          op === undefined ? `ack ${n} without an attempt` : model.apply(op, childRun.acks.get(n), pendingBefore(childRun, n));
+        if (problem !== undefined) problems.push(problem);
+      }
+      const inFlight = [...childRun.attempts].filter(([n]) => !childRun.acks.has(n)).map(([, op]) => op);
+      const checked = model.check(rowsNow, inFlight);
+      problems.push(...checked.problems);
+      if (problems.length > 0) fail(trial, problems, childRun);
+      model.adopt(rowsNow);
+
+      f.kills[childRun.phase] = (f.kills[childRun.phase] ?? 0) + 1;
+      f.mutationsAttempted += childRun.attempts.size;
+      f.mutationsAcknowledged += childRun.acks.size;
+      f.callsInFlightAtKills += inFlight.length;
+      if (checked.inFlightLanded) f.inFlightLanded++;
+      f.deliveredByChildren += childKeys.size;
+      f.flushedUnrecorded += flushedUnrecorded(transcriptsNow, rowsNow, childRun.followups);
+      for (const key of childKeys) chainKeys.add(key);
+      held = transcriptsNow;
+      rowsAtKill = rowsNow;
+      now = killAt;
+    }
+    if (run === undefined) throw new Error('a trial without a life');
+
+    const restartAt = killAt + RESTART_AFTER_MS;
     const after = await restart(dataDir, restartAt).catch((error: unknown) => fail(trial, [`the restart failed: ${String(error)}`], run));
     if (after.errors.length > 0) fail(trial, after.errors, run);
     const final = await readTranscripts(dataDir);
 
-    // Acknowledged mutations.
-    const problems: string[] = [];
-    const acknowledged = [...run.acks.keys()].sort((a, b) => a - b);
-    for (const n of acknowledged) {
-      const op = run.attempts.get(n);
-      const problem = op === undefined ? `ack ${n} without an attempt` : model.apply(op, run.acks.get(n));
-      if (problem !== undefined) problems.push(problem);
-    }
-    const last = Math.max(0, ...run.attempts.keys());
-    const inFlight = run.acks.has(last) ? undefined : run.attempts.get(last);
-    const checked = model.check(after.rows, inFlight);
-    problems.push(...checked.problems);
-
+    // The restart holds the acknowledged state (deliveries only move recurring targets forward).
+    const problems = [...model.check(after.rows, []).problems];
     // Deliveries.
-    const due = checkDueDelivered(rowsBefore, after.rows, final, killAt, restartAt);
+    const due = checkDueDelivered(rowsAtKill, after.rows, final, killAt, restartAt);
     problems.push(...due.problems, ...checkReceipts(after.rows, final));
-    const redeliveries = classifyRedeliveries(after.followups, atKill, rowsBefore, childKeys);
+    const redeliveries = classifyRedeliveries(after.followups, held, rowsAtKill, chainKeys);
     problems.push(...redeliveries.problems);
     if (problems.length > 0) fail(trial, problems, run);
 
     model.adopt(after.rows);
     f.trials++;
-    f.kills[run.phase] = (f.kills[run.phase] ?? 0) + 1;
     if (compaction !== null) f.compactingTrials++;
-    f.mutationsAttempted += run.attempts.size;
-    f.mutationsAcknowledged += run.acks.size;
-    if (checked.inFlightLanded) f.inFlightLanded++;
-    f.deliveredByChildren += childKeys.size;
     f.dueBeforeKill += due.dueBeforeKill;
     f.deliveredAfterRestart += after.followups.reduce((n, m) => n + m.keys.length, 0);
-    f.flushedUnrecorded += flushedUnrecorded(atKill, rowsBefore, run.followups);
     f.rawRedeliveries += redeliveries.raw;
     f.repeatedUnflushed += redeliveries.repeatedUnflushed;
-    if (torn === 'transcript') f.tornTranscriptTails++;
-    if (torn === 'journal') f.tornJournalTails++;
     f.transcriptDuplicates = duplicateKeys(final);
     f.refusals = Object.fromEntries(model.refusals);
     held = final;
+    rowsAtKill = (await loadDomainFiles(path)).state.snapshot().tasks;
     now = restartAt;
     options.onTrial?.(
-      `trial ${trial}: killed ${run.phase}; ${run.acks.size}/${run.attempts.size} calls acknowledged, ${childKeys.size} reminders appended, ${due.dueBeforeKill} due at the kill, ${redeliveries.raw} raw redeliveries`,
+      `trial ${trial}: ${lives} ${lives === 1 ? 'life' : 'lives'}, last killed ${run.phase}; ${chainKeys.size} reminders appended, ${due.dueBeforeKill} due at the last kill, ${redeliveries.raw} raw redeliveries`,
     );
   }
   return f;

@@ -1,16 +1,19 @@
 // The whole-Host crash trials' child process (run with `node --import tsx`): it opens the Host's
 // service stack (`openHostStack`: JSON storage, file-backed Sessions, real fsyncs) on the data
-// folder it is given, on an accelerated clock, and runs the generated workload until the parent
-// kills it with SIGKILL. Every line on stdout is one JSON event: `clock` (the clock's anchor),
-// `ready`, `attempt` before each call and `ack` with its answer once it returned (for a Session
-// stop, the ids of that Session's rows that remain), the probes' delivery and write steps, and
-// `log` for anything the service logs. It stops on its own if its parent goes away.
+// folder it is given, on an accelerated clock, and runs the generated workload — `window` callers
+// at once, so up to eight calls are in flight — until the parent kills it with SIGKILL. Every line
+// on stdout is one JSON event: `clock` (the clock's anchor), `ready` (or `refused` with the error
+// when the domain cannot be opened, for instance because another child owns it; the child then
+// exits with code 5), `attempt` before each call and `ack` with its answer once it returned (for a
+// Session stop, the ids of that Session's rows that remain), the probes' delivery and write steps,
+// and `log` for anything the service logs. It stops on its own if its parent goes away.
 
 import { openHostStack } from '../../host/stack.ts';
 import type { ScheduleService } from '../../src/service.ts';
 import { random } from '../storage/crashTrial.ts';
 import { createAcceleratedClock, realNow } from './acceleratedClock.ts';
 import { createProbe, emit, type Hold, probeSessions, probeStorage } from './hostCrashProbe.ts';
+import { REFUSED_EXIT } from './hostCrashRun.ts';
 import { nextOp, type WorkloadOp } from './hostCrashWorkload.ts';
 
 /** What the parent passes as the one argument (JSON). */
@@ -25,8 +28,10 @@ export interface HostCrashChildOptions {
   readonly hold: Hold | null;
   /** Journal bytes before compaction (small values make compactions happen during the trial). */
   readonly compactionMinBytes: number | null;
-  /** Longest real pause between two calls, in milliseconds. */
+  /** Longest real pause between two calls of one caller, in milliseconds. */
   readonly maxPauseMs: number;
+  /** Callers making calls at once (1–8). */
+  readonly window: number;
 }
 
 /** The child gives up after this long (real ms), in case no kill ever comes. */
@@ -63,28 +68,45 @@ const anchor = { simStart: options.simStart, realStart: realNow(), factor: optio
 emit({ e: 'clock', ...anchor });
 const clock = createAcceleratedClock(anchor);
 const probe = createProbe(options.hold);
-const stack = await openHostStack({
-  dataDir: options.dataDir,
-  clock,
-  config: { maxWaitMs: 3_600_000 },
-  logger: {
-    warn: (msg) => emit({ e: 'log', level: 'warn', msg }),
-    error: (msg, data) => emit({ e: 'log', level: 'error', msg, data: String((data as { cause?: unknown })?.cause ?? '') }),
-  },
-  ...(options.compactionMinBytes === null ? {} : { storage: { compaction: { minBytes: options.compactionMinBytes, ratio: 0 } } }),
-  wrap: {
-    sessions: (inner) => probeSessions(inner, probe, (sessionId, keys, messageId) => emit({ e: 'followup', sessionId, keys, messageId })),
-    storage: (inner) => probeStorage(inner, probe),
-  },
-});
+let stack: Awaited<ReturnType<typeof openHostStack>>;
+try {
+  stack = await openHostStack({
+    dataDir: options.dataDir,
+    clock,
+    config: { maxWaitMs: 3_600_000 },
+    logger: {
+      warn: (msg) => emit({ e: 'log', level: 'warn', msg }),
+      error: (msg, data) => emit({ e: 'log', level: 'error', msg, data: String((data as { cause?: unknown })?.cause ?? '') }),
+    },
+    ...(options.compactionMinBytes === null ? {} : { storage: { compaction: { minBytes: options.compactionMinBytes, ratio: 0 } } }),
+    wrap: {
+      sessions: (inner) => probeSessions(inner, probe, (sessionId, keys, messageId) => emit({ e: 'followup', sessionId, keys, messageId })),
+      storage: (inner) => probeStorage(inner, probe),
+    },
+  });
+} catch (error) {
+  emit({ e: 'refused', name: (error as Error).name, code: (error as { code?: unknown }).code, message: String((error as Error).message) });
+  process.exit(REFUSED_EXIT);
+}
 emit({ e: 'ready', now: clock.now() });
 
 const rand = random(options.seed);
-for (let n = 1; ; n++) {
-  const catalog = await stack.service.remote.catalog();
-  const op = nextOp(rand, catalog, clock.now(), `${options.tag}.${n}`);
-  emit({ e: 'attempt', n, op });
-  const result = await perform(stack.service, op);
-  emit({ e: 'ack', n, result });
-  await new Promise((resolve) => setTimeout(resolve, Math.floor(rand() * options.maxPauseMs)));
+const { tag, maxPauseMs, window } = options;
+let calls = 0;
+async function caller(): Promise<void> {
+  for (;;) {
+    const catalog = await stack.service.remote.catalog();
+    const n = ++calls;
+    const op = nextOp(rand, catalog, clock.now(), `${tag}.${n}`);
+    emit({ e: 'attempt', n, op });
+    const result = await perform(stack.service, op);
+    emit({ e: 'ack', n, result });
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(rand() * maxPauseMs)));
+  }
+}
+for (let i = 0; i < Math.max(1, Math.min(8, window)); i++) {
+  caller().catch((error: unknown) => {
+    emit({ e: 'log', level: 'error', msg: 'a workload call threw', data: String(error) });
+    process.exit(3);
+  });
 }

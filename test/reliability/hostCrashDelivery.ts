@@ -20,7 +20,7 @@ export interface Transcripts {
   readonly lines: Map<string, Map<string, TranscriptLine>>;
 }
 
-/** The reminders a message's text shows, as keys (SPEC D3 framings); empty for any other text. */
+/** The reminders a message's text shows, as keys (docs/delivery.md framings); empty for any other text. */
 function remindersShown(text: string): string[] {
   const lines = text.split('\n');
   const after = (prefix: string) => lines.find((line) => line.startsWith(prefix))?.slice(prefix.length) ?? '';

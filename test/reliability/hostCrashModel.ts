@@ -1,8 +1,10 @@
 // What the crash trials expect to find after a kill: every task the children's acknowledged
 // calls left behind, with the fields their answers showed. Acknowledged creates and updates set
-// a task's fields, acknowledged deletes and Session stops remove it; the one call in flight when
-// the child died may or may not have landed, and its unique title tells whether it did. After
-// each checked restart the expectation becomes exactly what the restarted Host holds.
+// a task's fields, acknowledged deletes and Session stops remove it; the calls in flight when the
+// child died (up to eight) may or may not have landed, and their unique titles tell whether they
+// did. An acknowledged call may act on a task that a call still in flight created (the mailbox ran
+// that create first, the kill came before its answer was printed). After each checked kill or
+// restart the expectation becomes exactly what the files or the restarted Host hold.
 import { isDeepStrictEqual } from 'node:util';
 import type { CatalogEntry } from '../../src/domain/types.ts';
 import { titleOf, type WorkloadOp } from './hostCrashWorkload.ts';
@@ -24,6 +26,9 @@ const RECORD_FIELDS = [
 
 /** Codes that must never answer a call while storage and Sessions work. */
 const UNEXPECTED_CODES = new Set(['internal_error', 'persistence_uncertain', 'corrupt_schedule_log']);
+
+/** A stored row or catalog entry, as far as the model looks at it. */
+export type SeenRow = Pick<CatalogEntry, 'sessionId' | 'record'>;
 
 /** A task as the acknowledged answers describe it. */
 export interface ExpectedTask {
@@ -52,8 +57,12 @@ export class AcknowledgedModel {
   /** Refusals seen, by code. */
   readonly refusals = new Map<string, number>();
 
-  /** Applies one acknowledged call; answers a problem when the answer itself is wrong. */
-  apply(op: WorkloadOp, result: unknown): string | undefined {
+  /**
+   * Applies one acknowledged call; answers a problem when the answer itself is wrong. `pending`
+   * are the calls made before it whose answers never came (in flight at the kill).
+   */
+  apply(op: WorkloadOp, result: unknown, pending: readonly WorkloadOp[] = []): string | undefined {
+    const pendingCreate = (sessionId: string) => pending.some((p) => p.op === 'create' && p.sessionId === sessionId);
     const answer = (result ?? {}) as Record<string, unknown>;
     if (typeof answer.code === 'string') {
       this.refusals.set(answer.code, (this.refusals.get(answer.code) ?? 0) + 1);
@@ -69,13 +78,16 @@ export class AcknowledgedModel {
       case 'update':
       case 'remoteUpdate': {
         const known = this.tasks.get(op.id);
-        if (known === undefined) return `${op.op} of ${op.id} was acknowledged, but no such task is expected`;
-        this.tasks.set(op.id, { sessionId: known.sessionId, fields: fieldsOf(answer) });
+        if (known === undefined && !pendingCreate(op.sessionId))
+          return `${op.op} of ${op.id} was acknowledged, but no such task is expected`;
+        this.tasks.set(op.id, { sessionId: known?.sessionId ?? op.sessionId, fields: fieldsOf(answer) });
         return undefined;
       }
       case 'delete':
       case 'remoteDelete':
         if (answer.deleted === true) {
+          if (!this.tasks.has(op.id) && !this.deleted.has(op.id) && !pendingCreate(op.sessionId))
+            return `${op.op} of ${op.id} answered deleted, but no such task is expected`;
           this.tasks.delete(op.id);
           this.deleted.add(op.id);
         }
@@ -87,24 +99,24 @@ export class AcknowledgedModel {
           this.tasks.delete(id);
           this.deleted.add(id);
         }
-        const unknown = [...remaining].filter((id) => !this.tasks.has(id));
-        return unknown.length === 0 ? undefined : `after a stop of ${op.sessionId}, unknown rows remain: ${unknown.join(', ')}`;
+        // Rows unknown here were created by calls made after the stop (or still in flight): the
+        // catalog read after the stop sees them.
+        return undefined;
       }
     }
   }
 
-  /** Compares rows with the expectation; `inFlight` is the call attempted but never acknowledged. */
-  check(rows: readonly CatalogEntry[], inFlight: WorkloadOp | undefined): ModelCheck {
+  /** Compares rows with the expectation; `inFlight` are the calls attempted but never acknowledged. */
+  check(rows: readonly SeenRow[], inFlight: readonly WorkloadOp[]): ModelCheck {
     const result: ModelCheck = { problems: [], inFlightLanded: false };
     const byId = new Map(rows.map((row) => [row.record.id, row] as const));
-    const inFlightTitle = inFlight === undefined ? undefined : titleOf(inFlight);
     for (const [id, task] of this.tasks) {
       const row = byId.get(id);
       if (row === undefined) {
-        const removing =
-          (inFlight?.op === 'delete' || inFlight?.op === 'remoteDelete') && inFlight.id === id
-            ? true
-            : inFlight?.op === 'stop' && inFlight.sessionId === task.sessionId;
+        const removing = inFlight.some(
+          (op) =>
+            ((op.op === 'delete' || op.op === 'remoteDelete') && op.id === id) || (op.op === 'stop' && op.sessionId === task.sessionId),
+        );
         if (removing) result.inFlightLanded = true;
         else result.problems.push(`${id} (${task.sessionId}, ${String(task.fields.title)}) was acknowledged but is missing`);
         continue;
@@ -113,8 +125,10 @@ export class AcknowledgedModel {
       const actual = fieldsOf(row.record);
       const differ = RECORD_FIELDS.filter((key) => key !== 'scheduledAt' && !isDeepStrictEqual(actual[key], task.fields[key]));
       if (differ.length > 0) {
-        const updating = (inFlight?.op === 'update' || inFlight?.op === 'remoteUpdate') && inFlight.id === id;
-        if (updating && actual.title === inFlightTitle) result.inFlightLanded = true;
+        const updating = inFlight.some(
+          (op) => (op.op === 'update' || op.op === 'remoteUpdate') && op.id === id && titleOf(op) === actual.title,
+        );
+        if (updating) result.inFlightLanded = true;
         else
           result.problems.push(
             `${id}: ${differ.map((k) => `${k} is ${JSON.stringify(actual[k])}, acknowledged ${JSON.stringify(task.fields[k])}`).join('; ')}`,
@@ -130,15 +144,15 @@ export class AcknowledgedModel {
       const id = row.record.id;
       if (this.tasks.has(id)) continue;
       if (this.deleted.has(id)) result.problems.push(`${id} was deleted (acknowledged) but is back`);
-      else if (inFlight?.op === 'create' && inFlight.sessionId === row.sessionId && row.record.title === inFlightTitle)
+      else if (inFlight.some((op) => op.op === 'create' && op.sessionId === row.sessionId && titleOf(op) === row.record.title))
         result.inFlightLanded = true;
       else result.problems.push(`${id} (${row.sessionId}, ${row.record.title}) appeared without any call creating it`);
     }
     return result;
   }
 
-  /** Makes the expectation what a checked restart holds. */
-  adopt(rows: readonly CatalogEntry[]): void {
+  /** Makes the expectation what a checked kill or restart holds. */
+  adopt(rows: readonly SeenRow[]): void {
     const present = new Set(rows.map((row) => row.record.id));
     for (const id of this.tasks.keys()) if (!present.has(id)) this.deleted.add(id);
     this.tasks.clear();

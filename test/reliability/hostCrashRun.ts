@@ -2,7 +2,8 @@
 // JSON lines as they come, and SIGKILL it according to the trial's plan — a random moment while
 // it starts or runs, or the instant it announces the n-th step of a chosen kind (inside a Session
 // flush, between a flush and the row write, inside a write, after a write before its
-// acknowledgement). Resolves with everything the child reported before it died.
+// acknowledgement). Resolves with everything the child reported before it died — or, for a child
+// refused at open (another child owns the domain), with its refusal once it exits.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type AcceleratedClockAnchor, realNow } from './acceleratedClock.ts';
@@ -11,6 +12,9 @@ import type { ProbePoint } from './hostCrashProbe.ts';
 import type { WorkloadOp } from './hostCrashWorkload.ts';
 
 const CHILD = join(import.meta.dirname, 'hostCrashChild.ts');
+
+/** The exit code of a child whose domain could not be opened (it printed `refused`). */
+export const REFUSED_EXIT = 5;
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** When to kill: `afterMs` after the spawn, `afterMs` after `ready`, or at the `n`-th `point`. */
@@ -46,6 +50,8 @@ export interface ChildRun {
   readonly followups: SeenFollowup[];
   /** Messages the service logged as errors. */
   readonly errors: string[];
+  /** Why the child could not open the domain, when it could not. */
+  refused: { readonly name: string; readonly code: string; readonly message: string } | null;
   /** Real instant (see `realNow`) the kill was sent. */
   killedAt: number;
   phase: KillPhase;
@@ -57,8 +63,16 @@ interface ChildEvent {
   readonly [key: string]: unknown;
 }
 
-/** Runs the child until the plan kills it; rejects when it ends any other way. */
-export function runChild(options: HostCrashChildOptions, plan: KillPlan): Promise<ChildRun> {
+/** Hooks for children started together: told when the open settled, and a gate for the kill timers. */
+export interface ChildHooks {
+  /** Called once the child reports `ready` or `refused`. */
+  readonly onOpen?: () => void;
+  /** The kill timers counted from `ready` start only once this settles. */
+  readonly armAfter?: Promise<unknown>;
+}
+
+/** Runs the child until the plan kills it (or it is refused at open); rejects when it ends any other way. */
+export function runChild(options: HostCrashChildOptions, plan: KillPlan, hooks: ChildHooks = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(options)], {
       cwd: ROOT,
@@ -71,6 +85,7 @@ export function runChild(options: HostCrashChildOptions, plan: KillPlan): Promis
       acks: new Map(),
       followups: [],
       errors: [],
+      refused: null,
       killedAt: 0,
       phase: 'while starting',
     };
@@ -83,7 +98,10 @@ export function runChild(options: HostCrashChildOptions, plan: KillPlan): Promis
       run.phase = phase;
       child.kill('SIGKILL');
     };
-    const later = (ms: number, phase: KillPhase) => timers.push(setTimeout(() => kill(run.ready ? phase : 'while starting'), ms));
+    let closed = false;
+    const later = (ms: number, phase: KillPhase) => {
+      if (!closed) timers.push(setTimeout(() => kill(run.ready ? phase : 'while starting'), ms));
+    };
     if (plan.kind === 'startup') later(plan.afterMs, 'at a random moment');
 
     const onEvent = (event: ChildEvent) => {
@@ -91,11 +109,17 @@ export function runChild(options: HostCrashChildOptions, plan: KillPlan): Promis
         case 'clock':
           run.anchor = event as unknown as AcceleratedClockAnchor;
           return;
-        case 'ready':
+        case 'ready': {
           run.ready = true;
-          if (plan.kind === 'random') later(plan.afterMs, 'at a random moment');
-          if (plan.kind === 'point') later(plan.fallbackMs, 'at a random moment');
+          hooks.onOpen?.();
+          const arm = () => {
+            if (plan.kind === 'random') later(plan.afterMs, 'at a random moment');
+            if (plan.kind === 'point') later(plan.fallbackMs, 'at a random moment');
+          };
+          if (hooks.armAfter === undefined) arm();
+          else void hooks.armAfter.then(arm);
           return;
+        }
         case 'attempt':
           run.attempts.set(event.n ?? 0, event.op as WorkloadOp);
           return;
@@ -104,6 +128,10 @@ export function runChild(options: HostCrashChildOptions, plan: KillPlan): Promis
           return;
         case 'followup':
           run.followups.push(event as unknown as SeenFollowup);
+          return;
+        case 'refused':
+          run.refused = { name: String(event.name), code: String(event.code), message: String(event.message) };
+          hooks.onOpen?.();
           return;
         case 'log':
           if (event.level === 'error') run.errors.push(`${String(event.msg)} ${String(event.data ?? '')}`);
@@ -139,8 +167,10 @@ export function runChild(options: HostCrashChildOptions, plan: KillPlan): Promis
       reject(error);
     });
     child.on('close', (code, signal) => {
+      closed = true;
       for (const timer of timers) clearTimeout(timer);
       if (signal === 'SIGKILL' && killed) resolve(run);
+      else if (code === REFUSED_EXIT && run.refused !== null) resolve(run);
       else reject(new Error(`the crash-trial child ended without being killed (code ${code}, signal ${signal}): ${stderr.slice(-2000)}`));
     });
   });

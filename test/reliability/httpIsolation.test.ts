@@ -33,10 +33,10 @@ describe('the HTTP guards at their edges', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A create of A's whose body is exactly `bytes` long. */
+  /** A create of A's whose body is exactly `bytes` long (padded with JSON whitespace: a prompt holds at most 16,384 characters). */
   const createOf = (bytes: number, chunked: boolean): RawRequest => {
-    const head = '{"title":"edge","after_seconds":600,"prompt":"';
-    const body = `${head}${'p'.repeat(bytes - head.length - 2)}"}`;
+    const head = '{"title":"edge","after_seconds":600,"prompt":"p"';
+    const body = `${head}${' '.repeat(bytes - head.length - 1)}}`;
     expect(Buffer.byteLength(body)).toBe(bytes);
     return {
       method: 'POST',

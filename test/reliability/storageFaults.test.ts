@@ -1,5 +1,5 @@
 // Storage faults under a whole service, injected through the JSON storage's file-system seam:
-// ENOSPC and EIO on a journal write and on its fsync, a journal that cannot be created, and —
+// ENOSPC and EIO on a journal write and on its fsync, a first change whose directory fsync fails, and —
 // with compaction after every write — a failing rename of schedule.json, a full disk while the
 // temp file is written, a failing fsync of it or of the directory. While a journal fault lasts,
 // every change answers `persistence_uncertain` (tools, remote, archive), due reminders are
@@ -143,7 +143,7 @@ describe('a failing journal', () => {
     await reopenEquals(d, final);
   });
 
-  it('a journal that cannot be created (the directory fsync fails) refuses the first change; the next one creates it', async () => {
+  it('a first change whose directory fsync fails (the document it writes first, then the journal) is refused; the next one goes through', async () => {
     const d = await openDomain(false);
     d.fs.fail('sync', exactly(d.dir), 'EIO', 1);
     expect(code(await d.h.svc.callTool('A', 'schedule_create', { title: 't', prompt: 'p', after_seconds: 60 }))).toBe(

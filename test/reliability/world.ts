@@ -62,7 +62,7 @@ export const IDS_OF_B = ['sch_8', 'sch_9', 'sch_10', 'sch_11', 'sch_12', 'sch_13
 /** What a create can be refused with: the `invalid_*` codes, `not_future` and `time_out_of_range`. */
 const CREATE_CODES: ErrorCode[] = ERROR_CODES.filter((c) => c.startsWith('invalid_') || c === 'not_future' || c === 'time_out_of_range');
 
-/** The failure codes a tool may answer with when storage works (SPEC §5, §8). */
+/** The failure codes a tool may answer with when storage works (docs/management.md, docs/errors.md). */
 export const TOOL_CODES: Readonly<Record<string, readonly ErrorCode[]>> = {
   schedule_create: CREATE_CODES,
   schedule_list: ['invalid_selector'],

@@ -1,4 +1,4 @@
-// The service API around the mailbox (SPEC §5, §9): cancellation, unexpected errors, close,
+// The service API around the mailbox (docs/management.md, docs/api.md): cancellation, unexpected errors, close,
 // inspection, notifications, the legacy note and configuration.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { INTERNAL_ERROR_MESSAGE } from '../../src/domain/errors.ts';

@@ -1,4 +1,4 @@
-// Delivery (SPEC §4, D3): batching per Session, idempotency keys, edits and deletes that land while
+// Delivery (docs/delivery.md): batching per Session, idempotency keys, edits and deletes that land while
 // a delivery is in flight, and the limit on concurrent Session restores.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import type { FollowupMessage, ScheduleAgent, ScheduleStorage, SessionController } from '../../src/ports.ts';

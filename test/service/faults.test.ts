@@ -1,4 +1,4 @@
-// The fault matrix (SPEC §4, D6): resolve, followup, flush or the storage write failing, for a
+// The fault matrix (docs/delivery.md): resolve, followup, flush or the storage write failing, for a
 // one-shot and for a recurring task. Nothing is recorded while the fault lasts; once it clears the
 // retry delivers the reminder and records it once.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
@@ -31,7 +31,9 @@ describe('fault matrix', () => {
         const [entry] = await h.svc.remote.catalog();
         expect(entry).toMatchObject({ status: 'active', record: { scheduledAt: '2030-01-01T08:01:00.000Z' } });
         expect(entry?.lastDelivery).toBeUndefined();
-        expect(((await h.svc.remote.history({ sessionId: 's1', id: task.id, limit: 10 })) as { records: unknown[] }).records).toEqual([]);
+        expect(
+          ((await h.svc.remote.history({ sessionId: 's1', id: task.id, limit: 10 })) as { records: readonly unknown[] }).records,
+        ).toEqual([]);
         expect(storage.commitCount).toBe(commitsBefore);
         const [view] = (await h.svc.callTool('s1', 'schedule_list', {})) as Array<{ state: string }>;
         expect(view?.state).toBe('overdue');
@@ -40,7 +42,7 @@ describe('fault matrix', () => {
 
         await tick(h, 1000); // the first retry comes exactly initialMs after the failed attempt
         const page = (await h.svc.remote.history({ sessionId: 's1', id: task.id, limit: 10 })) as {
-          records: Array<{ scheduledAt: string; messageId: string }>;
+          records: ReadonlyArray<{ scheduledAt: string; messageId: string }>;
         };
         expect(page.records).toHaveLength(1);
         expect(page.records[0]?.scheduledAt).toBe('2030-01-01T08:01:00.000Z');

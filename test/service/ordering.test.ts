@@ -1,4 +1,4 @@
-// The one mailbox (SPEC §5): calls take their place when they are made and run in that order,
+// The one mailbox (docs/management.md): calls take their place when they are made and run in that order,
 // across Sessions, with their persistence awaited inside their slot.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { closeAll, create, harness } from '../support/harness.ts';

@@ -1,4 +1,4 @@
-// The single timer (SPEC §4, D5): one pending timer, waits capped at maxWaitMs (never above
+// The single timer (docs/delivery.md): one pending timer, waits capped at maxWaitMs (never above
 // 2^31 − 1 ms), the clock reread after each wake, no early fire after the clock moved backwards.
 import { createManualClock } from '../../src/testing.ts';
 import { closeAll, create, DAY, HOUR, harness, MINUTE, tick } from '../support/harness.ts';

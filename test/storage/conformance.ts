@@ -3,9 +3,10 @@
 // out new adapter instances over the same data (a Host restart) and shows its document after
 // close. Run it from one `.test.ts` file per adapter.
 import { encodeDocument } from '../../src/domain/codec/index.ts';
+import { withDelivery } from '../../src/domain/retention.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
 import type { ScheduleStorage } from '../../src/ports.ts';
-import { deliveredRow, KINDS, row } from './fixtures.ts';
+import { deliveredRow, KINDS, receipt, row } from './fixtures.ts';
 
 /** Data that outlives adapter instances: a directory with schedule.json, or a memory document. */
 export interface Store {
@@ -56,6 +57,27 @@ export function describeStorageConformance(name: string, harness: StorageHarness
       expect(second.domain.nextTaskNumber).toBe(7);
       await second.storage.close();
       expect(store.document()).toEqual(JSON.parse(encodeDocument({ tasks: rows, nextTaskNumber: 7 })));
+    });
+
+    it('delivery commits (receipts appended and pruned, the target moving, a one-shot ending) survive close and reopen', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const limits = { days: 30, records: 4 };
+      let every = deliveredRow(1, 3);
+      let once = deliveredRow(2, 1, 'after');
+      await first.storage.commit({ puts: [every, once], deletes: [], nextTaskNumber: 3 });
+      for (let k = 0; k < 6; k++) {
+        const next = withDelivery(every, receipt(5000 + k, k % 2 === 0 ? 'Check the build' : 'Do thing 1'), limits);
+        every = { ...next, record: { ...next.record, scheduledAt: `2030-02-0${k + 1}T08:00:00.000Z` } };
+        await first.storage.commit({ puts: [every], deletes: [] });
+      }
+      once = { ...withDelivery(once, receipt(6000), limits), status: 'inactive' };
+      await first.storage.commit({ puts: [once], deletes: [] });
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([every, once]);
+      expect(every.deliveryHistory?.records).toHaveLength(4);
+      await second.storage.close();
     });
 
     it('a put replaces the row in place, a delete removes it, deleting an absent id changes nothing', async () => {

@@ -1,7 +1,7 @@
 // Injected file-system failures (through the storage's fs seam): a failed journal write rejects
 // every commit it held with persistence_uncertain and leaves the previous state readable; the
 // storage recovers on the next write; a failed compaction loses nothing.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import { journalPathFor, loadDomainFiles } from '../../src/adapters/loadDomain.ts';
@@ -67,6 +67,8 @@ describe('jsonFileStorage faults', () => {
   it('a failing rename during a background compaction loses nothing and is reported to onCompactionError', async () => {
     const fs = new FaultyFileSystem();
     const path = join(tempDir(), 'schedule.json');
+    // an existing document, so the first rename is the compaction's (not the document a first commit writes)
+    writeFileSync(path, '{"version":1,"tasks":[]}');
     const errors: unknown[] = [];
     const storage = jsonFileStorage({ path, fs, compaction: { minBytes: 0, ratio: 0 }, onCompactionError: (e) => errors.push(e) });
     await storage.open();

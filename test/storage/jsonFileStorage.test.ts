@@ -72,7 +72,8 @@ describe('jsonFileStorage files', () => {
     await storage.open();
     await storage.commit({ puts: [row(1)], deletes: [], nextTaskNumber: 2 });
     await storage.commit({ puts: [deliveredRow(2, 3)], deletes: ['sch_1'] });
-    expect(existsSync(path)).toBe(false);
+    // the first commit wrote the (empty) document before it created the journal
+    expect(readFileSync(path, 'utf8')).toBe(encodeDocument({ tasks: [], nextTaskNumber: 1 }));
     expect(readFileSync(journalPathFor(path), 'utf8').split('\n')).toHaveLength(3);
     expect((await loadDomainFiles(path)).state.snapshot()).toEqual({ tasks: [deliveredRow(2, 3)], nextTaskNumber: 3 });
     await storage.close();
@@ -127,11 +128,30 @@ describe('jsonFileStorage files', () => {
   it('a torn tail alone (nothing complete) opens as the document, and close rewrites it cleanly', async () => {
     const dir = tempDir();
     const path = join(dir, 'schedule.json');
+    writeFileSync(path, encodeDocument({ tasks: [row(1)], nextTaskNumber: 2 }));
     writeFileSync(journalPathFor(path), '{"version":1,"puts":[{"sess');
     const storage = jsonFileStorage({ path });
-    expect(await storage.open()).toEqual({ tasks: [], nextTaskNumber: 1 });
+    expect(await storage.open()).toEqual({ tasks: [row(1)], nextTaskNumber: 2 });
     await storage.close();
     expect(Object.keys(filesIn(dir))).toEqual(['schedule.json']);
+  });
+
+  it.each([
+    ['a journal with changes', () => `${encodeBatch({ puts: [row(3)], deletes: [], nextTaskNumber: 4 })}\n`],
+    ['an emptied journal (its changes folded into the missing document)', () => ''],
+  ])('%s whose schedule.json is missing refuses the open, naming both files, and changes nothing', async (_name, journal) => {
+    const dir = tempDir();
+    const path = join(dir, 'schedule.json');
+    writeFileSync(journalPathFor(path), journal());
+    const before = filesIn(dir);
+    const error = await jsonFileStorage({ path })
+      .open()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'corrupt_schedule_log' });
+    expect((error as Error).message).toContain('schedule.json.journal');
+    expect((error as Error).message).toMatch(/schedule\.json\b(?!\.)/);
+    expect(filesIn(dir)).toEqual(before);
+    await expect(loadDomainFiles(path)).rejects.toMatchObject({ code: 'corrupt_schedule_log' });
   });
 
   it('replaying a journal already folded into the document (a crash between rename and truncation) is harmless', async () => {

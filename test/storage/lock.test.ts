@@ -8,8 +8,9 @@ import { StorageLockedError } from '../../src/adapters/fileLock.ts';
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import { lockPathFor } from '../../src/adapters/loadDomain.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
+import { FaultFs } from '../reliability/faultFs.ts';
 import { row } from './fixtures.ts';
-import { removeTempDirs, tempDir } from './tempFiles.ts';
+import { filesIn, removeTempDirs, tempDir } from './tempFiles.ts';
 
 afterEach(removeTempDirs);
 
@@ -64,4 +65,24 @@ describe('jsonFileStorage lock', () => {
     await expect(jsonFileStorage({ path }).open()).rejects.toMatchObject({ code: 'corrupt_schedule_log' });
     expect(existsSync(lockPathFor(path))).toBe(false);
   });
+
+  it.each(['EROFS', 'EACCES'] as const)(
+    'a data directory where the lock cannot be created (%s) refuses the open with a clear error naming it',
+    async (errno) => {
+      const dir = tempDir();
+      const path = join(dir, 'schedule.json');
+      writeFileSync(path, '{"version":1,"tasks":[]}');
+      const before = filesIn(dir);
+      const fs = new FaultFs();
+      fs.fail('open', /schedule\.json\.lock/, errno);
+      const error = await jsonFileStorage({ path, fs })
+        .open()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ScheduleError);
+      expect(error).toMatchObject({ code: 'persistence_uncertain' });
+      expect((error as Error).message).toContain(dir);
+      expect((error as Error).message).toContain(errno);
+      expect(filesIn(dir)).toEqual(before);
+    },
+  );
 });

@@ -1,30 +1,39 @@
 // One committed change to the domain as JSON: the journal line format beside the document.
-// `{"version":1,"puts":[row,…],"deletes":[id,…],"nextTaskNumber"?:n}` — rows encoded exactly as
-// in the document, each id named at most once per batch. Replaying a batch is idempotent: a put
-// replaces the row with that id, a delete makes sure the id is absent, and the counter only grows.
+// `{"version":1,"puts":[row,…],"deletes":[id,…],"deliveries"?:[delta,…],"nextTaskNumber"?:n}` —
+// rows encoded exactly as in the document, delivery deltas as in delta.ts, each id named at most
+// once per batch. Replaying a batch applies its deletes, then its puts (a put replaces the row with
+// that id), then its deltas (each onto the row the domain holds at that point), and the counter
+// only grows. Puts and deletes replay idempotently; a delta applies only to the row it was
+// recorded against, which the journal's document check (journal.ts) guarantees.
 import { isValidId } from '../fields.ts';
 import type { TaskRow } from '../types.ts';
+import { type DeliveryDelta, decodeDeliveryDelta, encodeDeliveryDelta } from './delta.ts';
 import { DOCUMENT_VERSION } from './document.ts';
 import { decodeRow, encodeRowObject, rowWhere } from './row.ts';
 import { corrupt, describe, isSafeIntegerAtLeast, readObject, type Where } from './strict.ts';
 
-/** A batch of row puts and deletes with an optional new id counter. */
+/** A batch of row puts, deletes and delivery deltas with an optional new id counter. */
 export interface DomainBatch {
   readonly puts: readonly TaskRow[];
   readonly deletes: readonly string[];
+  /** Delivery commits recorded as deltas of the rows they apply to (journal lines only). */
+  readonly deliveries?: readonly DeliveryDelta[];
   readonly nextTaskNumber?: number;
+  /** Where a batch with deliveries was read (e.g. `schedule.json.journal line 4`), for messages when one cannot apply. */
+  readonly source?: Where;
 }
 
 /** The batch as one line of compact JSON (without the newline). */
 export function encodeBatch(batch: DomainBatch): string {
   const out: Record<string, unknown> = { version: DOCUMENT_VERSION, puts: batch.puts.map(encodeRowObject), deletes: [...batch.deletes] };
+  if (batch.deliveries !== undefined && batch.deliveries.length > 0) out.deliveries = batch.deliveries.map(encodeDeliveryDelta);
   if (batch.nextTaskNumber !== undefined) out.nextTaskNumber = batch.nextTaskNumber;
   return JSON.stringify(out);
 }
 
 /** Decodes one parsed journal line strictly; `source` names it (e.g. `schedule.json.journal line 4`). */
 export function decodeBatch(value: unknown, source: Where): DomainBatch {
-  const raw = readObject(value, source, '', ['version', 'puts', 'deletes'], ['nextTaskNumber']);
+  const raw = readObject(value, source, '', ['version', 'puts', 'deletes'], ['deliveries', 'nextTaskNumber']);
   if (raw.version !== DOCUMENT_VERSION) corrupt(source, 'version', `must be ${DOCUMENT_VERSION}, found ${describe(raw.version)}`);
   if (!Array.isArray(raw.puts)) corrupt(source, 'puts', `must be an array of task rows, found ${describe(raw.puts)}`);
   if (!Array.isArray(raw.deletes)) corrupt(source, 'deletes', `must be an array of task ids, found ${describe(raw.deletes)}`);
@@ -33,19 +42,28 @@ export function decodeBatch(value: unknown, source: Where): DomainBatch {
     if (!isValidId(id)) corrupt(source, `deletes[${index}]`, `must be a task id, found ${describe(id)}`);
     return id;
   });
-  const twice = repeatedId({ puts, deletes });
-  if (twice !== undefined) corrupt(source, 'puts/deletes', `name task ${JSON.stringify(twice)} more than once`);
-  if (!Object.hasOwn(raw, 'nextTaskNumber')) return { puts, deletes };
+  let deliveries: DeliveryDelta[] | undefined;
+  if (Object.hasOwn(raw, 'deliveries')) {
+    if (!Array.isArray(raw.deliveries) || raw.deliveries.length === 0) {
+      corrupt(source, 'deliveries', `must be a non-empty array of delivery deltas when present, found ${describe(raw.deliveries)}`);
+    }
+    deliveries = raw.deliveries.map((item: unknown, index: number) => decodeDeliveryDelta(item, source, `deliveries[${index}]`));
+  }
+  const twice = repeatedId({ puts, deletes, ...(deliveries === undefined ? {} : { deliveries }) });
+  if (twice !== undefined) corrupt(source, 'puts/deletes/deliveries', `name task ${JSON.stringify(twice)} more than once`);
+  const base: DomainBatch = deliveries === undefined ? { puts, deletes } : { puts, deletes, deliveries, source };
+  if (!Object.hasOwn(raw, 'nextTaskNumber')) return base;
   if (!isSafeIntegerAtLeast(raw.nextTaskNumber, 1)) {
     corrupt(source, 'nextTaskNumber', `must be a positive safe integer when present, found ${describe(raw.nextTaskNumber)}`);
   }
-  return { puts, deletes, nextTaskNumber: raw.nextTaskNumber };
+  return { ...base, nextTaskNumber: raw.nextTaskNumber };
 }
 
-/** The first task id a batch names twice (in puts and deletes together), if any. */
-export function repeatedId(batch: Pick<DomainBatch, 'puts' | 'deletes'>): string | undefined {
+/** The first task id a batch names twice (in puts, deletes and deliveries together), if any. */
+export function repeatedId(batch: Pick<DomainBatch, 'puts' | 'deletes' | 'deliveries'>): string | undefined {
   const seen = new Set<string>();
-  for (const id of [...batch.puts.map((row) => row.record.id), ...batch.deletes]) {
+  const ids = [...batch.puts.map((row) => row.record.id), ...batch.deletes, ...(batch.deliveries ?? []).map((d) => d.id)];
+  for (const id of ids) {
     if (seen.has(id)) return id;
     seen.add(id);
   }

@@ -1,4 +1,4 @@
-// The version-1 JSON domain document (SPEC §6): `{"version":1,"nextTaskNumber":n,"tasks":[…]}`.
+// The version-1 JSON domain document (docs/storage.md): `{"version":1,"nextTaskNumber":n,"tasks":[…]}`.
 // Decoding is strict and all-or-nothing: one bad row rejects the whole domain with
 // `corrupt_schedule_log`. Encoding is deterministic, one row per line so the file diffs well:
 //

@@ -1,8 +1,16 @@
 // Strict decoding and deterministic encoding of delivery receipts and of a task's saved
-// delivery history (SPEC §2, §6): receipts `{scheduledAt, deliveredAt, messageId, prompt?}`,
+// delivery history (docs/tasks.md, docs/storage.md): receipts `{scheduledAt, deliveredAt, messageId, prompt?}`,
 // history `{records (oldest first), earlierRecordsUnavailable, earlierRecordsPruned?}`, plus the
 // cross-checks between them: unique message ids, and the latest saved receipt equal to
 // `lastDelivery`.
+//
+// A receipt's prompt snapshot is stored once per change, not once per receipt: instead of
+// `prompt`, a stored receipt may carry `promptRef: "record"` (the prompt equals the row's record
+// prompt) or, in the saved history, `promptRef: "previous"` (it equals the prompt of the receipt
+// just before it). A receipt with neither has no prompt (it was recorded before prompts were
+// kept). Decoding resolves every reference, so decoded rows hold the whole prompt per receipt;
+// encoding always prefers `record`, then `previous`, then the text itself, so it stays
+// deterministic. Documents whose receipts repeat the whole prompt (older versions) still decode.
 import { isStoredPrompt } from '../fields.ts';
 import type { DeliveryHistory, DeliveryReceipt } from '../types.ts';
 import { readInstant } from './record.ts';
@@ -12,12 +20,28 @@ import { corrupt, describe, isBoundedString, prefixed, readObject, type Where } 
 export const MAX_MESSAGE_ID_LENGTH = 256;
 
 const RECEIPT_REQUIRED = ['scheduledAt', 'deliveredAt', 'messageId'];
-const RECEIPT_OPTIONAL = ['prompt'];
+const RECEIPT_OPTIONAL = ['prompt', 'promptRef'];
 const HISTORY_REQUIRED = ['records', 'earlierRecordsUnavailable'];
 const HISTORY_OPTIONAL = ['earlierRecordsPruned'];
 
-/** Decodes one receipt at `field` (e.g. `lastDelivery`, `deliveryHistory.records[3]`), in place. */
-export function decodeReceipt(value: unknown, where: Where, field: string): DeliveryReceipt {
+/** Where a stored receipt takes its prompt from instead of repeating it. */
+export type PromptRef = 'record' | 'previous';
+
+/**
+ * What a stored receipt's `promptRef` resolves against: the row's record prompt and, where a
+ * previous receipt exists (inside a saved history, not the first one), that receipt.
+ */
+export interface PromptContext {
+  readonly record: string;
+  /** `null`: no previous receipt may be referred to (the first saved receipt, `lastDelivery`). */
+  readonly previous: DeliveryReceipt | null;
+}
+
+/**
+ * Checks a stored receipt's shape at `field` without resolving its prompt reference: its keys, its
+ * instants and message id, a whole prompt's text, and the reference's value.
+ */
+export function readStoredReceipt(value: unknown, where: Where, field: string): Record<string, unknown> {
   const raw = readObject(value, where, field, RECEIPT_REQUIRED, RECEIPT_OPTIONAL);
   readInstant(raw.scheduledAt, where, prefixed(field, 'scheduledAt'));
   readInstant(raw.deliveredAt, where, prefixed(field, 'deliveredAt'));
@@ -28,28 +52,67 @@ export function decodeReceipt(value: unknown, where: Where, field: string): Deli
       `must be a non-empty string of at most ${MAX_MESSAGE_ID_LENGTH} characters, found ${describe(raw.messageId)}`,
     );
   }
-  if (Object.hasOwn(raw, 'prompt') && !isStoredPrompt(raw.prompt)) {
+  const hasPrompt = Object.hasOwn(raw, 'prompt');
+  if (hasPrompt && !isStoredPrompt(raw.prompt)) {
     corrupt(where, prefixed(field, 'prompt'), `must be a trimmed, non-blank string, found ${describe(raw.prompt)}`);
   }
-  return raw as unknown as DeliveryReceipt;
+  if (Object.hasOwn(raw, 'promptRef')) {
+    const at = prefixed(field, 'promptRef');
+    if (hasPrompt) corrupt(where, at, 'cannot be stored together with prompt (a receipt keeps its prompt or refers to one)');
+    if (raw.promptRef !== 'record' && raw.promptRef !== 'previous') {
+      corrupt(where, at, `must be "record" or "previous" when present, found ${describe(raw.promptRef)}`);
+    }
+  }
+  return raw;
 }
+
+/**
+ * Resolves a checked stored receipt (from {@link readStoredReceipt}) against `context`: the
+ * receipt itself when it carries its prompt (or none), else a new receipt holding the prompt it
+ * refers to.
+ */
+export function resolveStoredReceipt(raw: Record<string, unknown>, where: Where, field: string, context: PromptContext): DeliveryReceipt {
+  if (!Object.hasOwn(raw, 'promptRef')) return raw as unknown as DeliveryReceipt;
+  let prompt = context.record;
+  if (raw.promptRef === 'previous') {
+    const at = prefixed(field, 'promptRef');
+    if (context.previous === null) {
+      corrupt(where, at, 'is "previous" but this receipt has no previous receipt to refer to (only "record" is possible here)');
+    }
+    const previous = context.previous.prompt;
+    if (previous === undefined) corrupt(where, at, 'is "previous" but the previous receipt has no prompt');
+    prompt = previous;
+  }
+  return { scheduledAt: raw.scheduledAt as string, deliveredAt: raw.deliveredAt as string, messageId: raw.messageId as string, prompt };
+}
+
+/**
+ * Decodes one receipt at `field` (e.g. `lastDelivery`, `deliveryHistory.records[3]`): in place,
+ * or — when it refers to its prompt — as a new receipt holding the resolved prompt.
+ */
+export const decodeReceipt = (value: unknown, where: Where, field: string, context: PromptContext): DeliveryReceipt =>
+  resolveStoredReceipt(readStoredReceipt(value, where, field), where, field, context);
 
 /** Decodes a saved history (in place) and checks it against the row's `lastDelivery`. */
 export function decodeHistory(
   value: unknown,
   lastDelivery: DeliveryReceipt | undefined,
   where: Where,
+  recordPrompt: string,
   field = 'deliveryHistory',
 ): DeliveryHistory {
   const raw = readObject(value, where, field, HISTORY_REQUIRED, HISTORY_OPTIONAL);
   const records = raw.records;
   if (!Array.isArray(records)) corrupt(where, prefixed(field, 'records'), `must be an array of receipts, found ${describe(records)}`);
   const seen = new Set<string>();
+  let previous: DeliveryReceipt | null = null;
   for (let index = 0; index < records.length; index++) {
     const receiptField = `${prefixed(field, 'records')}[${index}]`;
-    const receipt = decodeReceipt(records[index], where, receiptField);
+    const receipt = decodeReceipt(records[index], where, receiptField, { record: recordPrompt, previous });
     if (seen.has(receipt.messageId)) corrupt(where, `${receiptField}.messageId`, `repeats message id ${JSON.stringify(receipt.messageId)}`);
     seen.add(receipt.messageId);
+    if (receipt !== records[index]) records[index] = receipt;
+    previous = receipt;
   }
   if (typeof raw.earlierRecordsUnavailable !== 'boolean') {
     corrupt(where, prefixed(field, 'earlierRecordsUnavailable'), `must be true or false, found ${describe(raw.earlierRecordsUnavailable)}`);
@@ -76,19 +139,30 @@ export function decodeHistory(
 export const sameReceipt = (a: DeliveryReceipt, b: DeliveryReceipt): boolean =>
   a.scheduledAt === b.scheduledAt && a.deliveredAt === b.deliveredAt && a.messageId === b.messageId && a.prompt === b.prompt;
 
-/** The receipt as a plain object with its keys in the fixed stored order. */
-export function encodeReceipt(receipt: DeliveryReceipt): Record<string, unknown> {
+/**
+ * The receipt as a plain object with its keys in the fixed stored order. With a `context`, a
+ * prompt equal to the record's is stored as `promptRef: "record"` and one equal to the previous
+ * receipt's as `promptRef: "previous"`; without one the prompt is written whole.
+ */
+export function encodeReceipt(receipt: DeliveryReceipt, context?: PromptContext): Record<string, unknown> {
   const out: Record<string, unknown> = { scheduledAt: receipt.scheduledAt, deliveredAt: receipt.deliveredAt, messageId: receipt.messageId };
-  if (receipt.prompt !== undefined) out.prompt = receipt.prompt;
+  const prompt = receipt.prompt;
+  if (prompt === undefined) return out;
+  if (context !== undefined && prompt === context.record) out.promptRef = 'record';
+  else if (context?.previous != null && prompt === context.previous.prompt) out.promptRef = 'previous';
+  else out.prompt = prompt;
   return out;
 }
 
-/** The history as a plain object with its keys in the fixed stored order. */
-export function encodeHistory(history: DeliveryHistory): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    records: history.records.map(encodeReceipt),
-    earlierRecordsUnavailable: history.earlierRecordsUnavailable,
-  };
+/** The history as a plain object with its keys in the fixed stored order; prompts by reference against `recordPrompt`. */
+export function encodeHistory(history: DeliveryHistory, recordPrompt?: string): Record<string, unknown> {
+  let previous: DeliveryReceipt | null = null;
+  const records = history.records.map((receipt) => {
+    const encoded = encodeReceipt(receipt, recordPrompt === undefined ? undefined : { record: recordPrompt, previous });
+    previous = receipt;
+    return encoded;
+  });
+  const out: Record<string, unknown> = { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable };
   if (history.earlierRecordsPruned !== undefined) out.earlierRecordsPruned = history.earlierRecordsPruned;
   return out;
 }

@@ -1,4 +1,4 @@
-// Strict decoding and deterministic encoding of one task record (SPEC §2): the common fields,
+// Strict decoding and deterministic encoding of one task record (docs/tasks.md): the common fields,
 // then exactly the fields of its kind. Decoding checks every value in its stored (already
 // normalised) form and never recomputes a target; a stored zone alias stays valid.
 import { isCanonicalCron } from '../cron/index.ts';
@@ -20,7 +20,7 @@ export const KIND_FIELDS: Readonly<Record<TaskKind, readonly string[]>> = {
   cron: ['expression', 'timeZone'],
 };
 
-/** The smallest stored fixed-rate interval (SPEC §3). */
+/** The smallest stored fixed-rate interval (docs/selectors.md). */
 export const MIN_EVERY_SECONDS = 60;
 
 const canonicalCrons = new Map<string, boolean>();

@@ -1,8 +1,9 @@
 // Strict decoding and deterministic encoding of one task row: the Session binding, status,
-// record, latest receipt and saved history (SPEC §2, §6). A row without `status` reads as
+// record, latest receipt and saved history (docs/tasks.md, docs/storage.md). A row without `status` reads as
 // `active`; encoding always writes it, with keys in the fixed order
-// sessionId, status, record, lastDelivery, deliveryHistory.
-import type { TaskRow } from '../types.ts';
+// sessionId, status, record, lastDelivery, deliveryHistory. Receipts refer to the record's
+// prompt (or the previous receipt's) instead of repeating it (see receipt.ts).
+import type { DeliveryReceipt, TaskRow } from '../types.ts';
 import { decodeHistory, decodeReceipt, encodeHistory, encodeReceipt } from './receipt.ts';
 import { decodeRecord, encodeRecord } from './record.ts';
 import { corrupt, describe, isBoundedString, isPlainObject, readObject, type Where } from './strict.ts';
@@ -39,9 +40,13 @@ export function decodeRow(value: unknown, where: Where): TaskRow {
   if (hasStatus && raw.status !== 'active' && raw.status !== 'inactive') {
     corrupt(where, 'status', `must be "active" or "inactive" when present, found ${describe(raw.status)}`);
   }
-  decodeRecord(raw.record, where);
-  const lastDelivery = Object.hasOwn(raw, 'lastDelivery') ? decodeReceipt(raw.lastDelivery, where, 'lastDelivery') : undefined;
-  if (Object.hasOwn(raw, 'deliveryHistory')) decodeHistory(raw.deliveryHistory, lastDelivery, where);
+  const recordPrompt = decodeRecord(raw.record, where).prompt;
+  let lastDelivery: DeliveryReceipt | undefined;
+  if (Object.hasOwn(raw, 'lastDelivery')) {
+    lastDelivery = decodeReceipt(raw.lastDelivery, where, 'lastDelivery', { record: recordPrompt, previous: null });
+    if (lastDelivery !== raw.lastDelivery) raw.lastDelivery = lastDelivery;
+  }
+  if (Object.hasOwn(raw, 'deliveryHistory')) decodeHistory(raw.deliveryHistory, lastDelivery, where, recordPrompt);
   const row = raw as unknown as TaskRow;
   return hasStatus ? row : { ...row, status: 'active' };
 }
@@ -49,8 +54,9 @@ export function decodeRow(value: unknown, where: Where): TaskRow {
 /** The row as a plain object with its keys (and its members' keys) in the fixed stored order. */
 export function encodeRowObject(row: TaskRow): Record<string, unknown> {
   const out: Record<string, unknown> = { sessionId: row.sessionId, status: row.status, record: encodeRecord(row.record) };
-  if (row.lastDelivery !== undefined) out.lastDelivery = encodeReceipt(row.lastDelivery);
-  if (row.deliveryHistory !== undefined) out.deliveryHistory = encodeHistory(row.deliveryHistory);
+  const prompt = row.record.prompt;
+  if (row.lastDelivery !== undefined) out.lastDelivery = encodeReceipt(row.lastDelivery, { record: prompt, previous: null });
+  if (row.deliveryHistory !== undefined) out.deliveryHistory = encodeHistory(row.deliveryHistory, prompt);
   return out;
 }
 

@@ -1,0 +1,194 @@
+// Delivery deltas: the journal's compact form of a delivery commit. When a row's new version
+// differs from the stored one only by receipts appended to its saved history (the oldest ones
+// pruned), a new `lastDelivery` (the last appended receipt), a new target, status or prune flag,
+// the journal records just that:
+//
+//   {"id":"sch_3","after":"msg-41","pruned":1,"receipts":[{…,"promptRef":"record"}],"scheduledAt":"…"}
+//
+// `after` is the message id of the base row's `lastDelivery` (absent when it has none) and guards
+// against replaying a delta onto another version of the row; receipts refer to their prompt as in
+// a stored row (`promptRef`), against the resulting record and the receipt before each. Applying a
+// delta checks everything the row decoder would for the receipts it adds.
+import { isValidId } from '../fields.ts';
+import type { DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
+import { encodeReceipt, MAX_MESSAGE_ID_LENGTH, readStoredReceipt, resolveStoredReceipt, sameReceipt } from './receipt.ts';
+import { encodeRecord, readInstant } from './record.ts';
+import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
+
+/** One delivery commit of one task, relative to the row the storage held before it. */
+export interface DeliveryDelta {
+  readonly id: string;
+  /** The message id of the base row's `lastDelivery`; absent when the base row has none. */
+  readonly after?: string;
+  /** How many of the base row's oldest saved receipts were pruned. */
+  readonly pruned: number;
+  /** The appended receipts, oldest first, in stored form (prompts by reference); the last is the new `lastDelivery`. */
+  readonly receipts: readonly Readonly<Record<string, unknown>>[];
+  /** The record's new target, when it moved. */
+  readonly scheduledAt?: string;
+  /** The row's new status, when it changed. */
+  readonly status?: TaskStatus;
+  /** The history's new `earlierRecordsPruned`, when it changed. */
+  readonly earlierRecordsPruned?: boolean;
+}
+
+const REQUIRED = ['id', 'pruned', 'receipts'];
+const OPTIONAL = ['after', 'scheduledAt', 'status', 'earlierRecordsPruned'];
+
+/** True when two records differ at most in their target. */
+function sameRecordButTarget(a: ScheduleRecord, b: ScheduleRecord): boolean {
+  if (a.kind !== b.kind) return false;
+  const ea = encodeRecord(a);
+  const eb = encodeRecord(b);
+  const keys = Object.keys(ea);
+  if (keys.length !== Object.keys(eb).length) return false;
+  for (const key of keys) {
+    if (key === 'scheduledAt') continue;
+    const va = ea[key];
+    const vb = eb[key];
+    if (Array.isArray(va) && Array.isArray(vb)) {
+      if (va.length !== vb.length || va.some((v, i) => v !== vb[i])) return false;
+    } else if (va !== vb) return false;
+  }
+  return true;
+}
+
+/**
+ * The delta that turns `base` into `next`, or undefined when `next` is not a delivery on top of
+ * `base` (another Session, an edited record, a history that was not appended to, no saved history).
+ */
+export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | undefined {
+  const before = base.deliveryHistory;
+  const after = next.deliveryHistory;
+  const latest = next.lastDelivery;
+  if (before === undefined || after === undefined || latest === undefined) return undefined;
+  if (base.sessionId !== next.sessionId || before.earlierRecordsUnavailable !== after.earlierRecordsUnavailable) return undefined;
+  if (after.earlierRecordsPruned === undefined && before.earlierRecordsPruned !== undefined) return undefined;
+  if (!sameRecordButTarget(base.record, next.record)) return undefined;
+  const old = before.records;
+  const records = after.records;
+  // The receipts kept from `base` are a prefix of `next`'s, ending with base's latest saved receipt.
+  let kept = 0;
+  const last = old.at(-1);
+  if (last !== undefined) {
+    for (let i = records.length - 1; i >= 0; i--) {
+      if (records[i]?.messageId === last.messageId) {
+        kept = i + 1;
+        break;
+      }
+    }
+  }
+  const pruned = old.length - kept;
+  if (pruned < 0) return undefined;
+  for (let i = 0; i < kept; i++) {
+    const a = records[i];
+    const b = old[pruned + i];
+    if (a === undefined || b === undefined || (a !== b && !sameReceipt(a, b))) return undefined;
+  }
+  const appended = records.slice(kept);
+  const newest = appended.at(-1);
+  if (newest === undefined || !sameReceipt(newest, latest)) return undefined;
+  let previous: DeliveryReceipt | null = records[kept - 1] ?? null;
+  const receipts = appended.map((receipt) => {
+    const stored = encodeReceipt(receipt, { record: next.record.prompt, previous });
+    previous = receipt;
+    return stored;
+  });
+  const delta: { -readonly [K in keyof DeliveryDelta]: DeliveryDelta[K] } = { id: next.record.id, pruned, receipts };
+  if (base.lastDelivery !== undefined) delta.after = base.lastDelivery.messageId;
+  if (next.record.scheduledAt !== base.record.scheduledAt) delta.scheduledAt = next.record.scheduledAt;
+  if (next.status !== base.status) delta.status = next.status;
+  if (after.earlierRecordsPruned !== before.earlierRecordsPruned && after.earlierRecordsPruned !== undefined) {
+    delta.earlierRecordsPruned = after.earlierRecordsPruned;
+  }
+  return delta;
+}
+
+/** The delta as a plain object with its keys in the fixed stored order. */
+export function encodeDeliveryDelta(delta: DeliveryDelta): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: delta.id };
+  if (delta.after !== undefined) out.after = delta.after;
+  out.pruned = delta.pruned;
+  out.receipts = delta.receipts;
+  if (delta.scheduledAt !== undefined) out.scheduledAt = delta.scheduledAt;
+  if (delta.status !== undefined) out.status = delta.status;
+  if (delta.earlierRecordsPruned !== undefined) out.earlierRecordsPruned = delta.earlierRecordsPruned;
+  return out;
+}
+
+/** Decodes one stored delta at `field` (e.g. `deliveries[0]`) strictly; its receipts are checked but not yet resolved. */
+export function decodeDeliveryDelta(value: unknown, where: Where, field: string): DeliveryDelta {
+  const raw = readObject(value, where, field, REQUIRED, OPTIONAL);
+  const at = (key: string) => prefixed(field, key);
+  if (!isValidId(raw.id)) corrupt(where, at('id'), `must be a task id, found ${describe(raw.id)}`);
+  if (Object.hasOwn(raw, 'after') && !isBoundedString(raw.after, MAX_MESSAGE_ID_LENGTH)) {
+    corrupt(where, at('after'), `must be a message id when present, found ${describe(raw.after)}`);
+  }
+  if (!isSafeIntegerAtLeast(raw.pruned, 0))
+    corrupt(where, at('pruned'), `must be a safe integer of at least 0, found ${describe(raw.pruned)}`);
+  if (!Array.isArray(raw.receipts) || raw.receipts.length === 0) {
+    corrupt(where, at('receipts'), `must be a non-empty array of receipts, found ${describe(raw.receipts)}`);
+  }
+  for (const [index, receipt] of (raw.receipts as unknown[]).entries()) readStoredReceipt(receipt, where, `${at('receipts')}[${index}]`);
+  if (Object.hasOwn(raw, 'scheduledAt')) readInstant(raw.scheduledAt, where, at('scheduledAt'));
+  if (Object.hasOwn(raw, 'status') && raw.status !== 'active' && raw.status !== 'inactive') {
+    corrupt(where, at('status'), `must be "active" or "inactive" when present, found ${describe(raw.status)}`);
+  }
+  if (Object.hasOwn(raw, 'earlierRecordsPruned') && typeof raw.earlierRecordsPruned !== 'boolean') {
+    corrupt(where, at('earlierRecordsPruned'), `must be true or false when present, found ${describe(raw.earlierRecordsPruned)}`);
+  }
+  return raw as unknown as DeliveryDelta;
+}
+
+/**
+ * The row `delta` makes of `base`, checked like a decoded row: the delta must have been recorded
+ * against this row (`after`), prune no more than it holds, add receipts with new message ids and
+ * prompt references that resolve.
+ *
+ * @throws ScheduleError `corrupt_schedule_log` naming `where` and `field`.
+ */
+export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, field: string): TaskRow {
+  const history = base.deliveryHistory;
+  const id = JSON.stringify(delta.id);
+  if (history === undefined) corrupt(where, field, `records a delivery of task ${id}, whose row has no saved history to append to`);
+  const latest = base.lastDelivery?.messageId;
+  if (latest !== delta.after) {
+    corrupt(
+      where,
+      prefixed(field, 'after'),
+      `is ${delta.after === undefined ? 'absent' : describe(delta.after)} but task ${id}'s latest receipt is ${latest === undefined ? 'absent' : describe(latest)}: the delta was recorded against another version of the row`,
+    );
+  }
+  if (delta.pruned > history.records.length) {
+    corrupt(where, prefixed(field, 'pruned'), `is ${delta.pruned} but task ${id} holds only ${history.records.length} saved receipts`);
+  }
+  const record: ScheduleRecord = delta.scheduledAt === undefined ? base.record : { ...base.record, scheduledAt: delta.scheduledAt };
+  const records = history.records.slice(delta.pruned);
+  const seen = new Set(records.map((r) => r.messageId));
+  let previous: DeliveryReceipt | null = records.at(-1) ?? null;
+  let newest: DeliveryReceipt | undefined;
+  for (const [index, stored] of delta.receipts.entries()) {
+    const receiptField = `${prefixed(field, 'receipts')}[${index}]`;
+    const receipt = resolveStoredReceipt({ ...stored }, where, receiptField, { record: record.prompt, previous });
+    if (seen.has(receipt.messageId)) {
+      corrupt(where, `${receiptField}.messageId`, `repeats message id ${JSON.stringify(receipt.messageId)} of task ${id}`);
+    }
+    seen.add(receipt.messageId);
+    records.push(receipt);
+    previous = receipt;
+    newest = receipt;
+  }
+  if (newest === undefined) corrupt(where, prefixed(field, 'receipts'), 'must hold at least one receipt');
+  const prunedFlag = delta.earlierRecordsPruned ?? history.earlierRecordsPruned;
+  const deliveryHistory =
+    prunedFlag === undefined
+      ? { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable }
+      : { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable, earlierRecordsPruned: prunedFlag };
+  return {
+    sessionId: base.sessionId,
+    status: delta.status ?? base.status,
+    record,
+    lastDelivery: newest,
+    deliveryHistory,
+  };
+}
