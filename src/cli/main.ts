@@ -1,5 +1,5 @@
 // Entry point of the `agent-schedule` command line: a table of subcommands, top-level help, and
-// the mapping of failures to exit codes (0 ok, 1 a rejected value — printed as its SPEC code and
+// the mapping of failures to exit codes (0 ok, 1 a rejected value — printed as its error code and
 // message —, 2 bad usage). New subcommands are added to COMMANDS. The module runs `main` itself
 // when it is executed directly (`tsx src/cli/main.ts …`) and only exports it when imported (as
 // bin/agent-schedule.js does).
@@ -12,6 +12,7 @@ import { createCommand } from './create.ts';
 import { deleteCommand } from './delete.ts';
 import { historyCommand } from './history.ts';
 import { listCommand } from './list.ts';
+import { mcpCommand } from './mcp.ts';
 import { previewCommand } from './preview.ts';
 import { toolsCommand } from './tools.ts';
 import { updateCommand } from './update.ts';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   deleteCommand,
   previewCommand,
   toolsCommand,
+  mcpCommand,
 ];
 
 function mainHelp(): string {
@@ -36,7 +38,7 @@ function mainHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Every command but preview talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
+    'Every command but preview (and mcp --data) talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
     'Run `agent-schedule <command> --help` for the options of a command.',
   ].join('\n');
 }

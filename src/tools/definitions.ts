@@ -1,175 +1,147 @@
-// The four model tools as a model sees them: names, descriptions and JSON Schemas (draft
-// 2020-12). The descriptions say what each selector means, that time zones are always explicit,
-// and how daylight-saving gaps and overlaps are handled.
+// The four model tools as a model sees them: names, descriptions and JSON Schemas. This is the one
+// source every provider format is generated from (formats.ts). No schema has a combinator at its
+// top level — model APIs refuse one there — so "exactly one timing" is said in the description
+// and enforced by the handler, not by the schema. Every schema compiles under Ajv's strict mode.
+// Descriptions are short: a model reads them on every request.
+import type { JsonObjectSchema, JsonSchema } from './jsonSchema.ts';
 
-/** A tool as offered to a model. */
+/** A tool as offered to a model, in the MCP shape. */
 export interface ToolDefinition {
-  readonly name: string;
+  readonly name: ToolName;
   readonly description: string;
-  readonly inputSchema: object;
+  readonly inputSchema: JsonObjectSchema;
 }
 
 export type ToolName = 'schedule_create' | 'schedule_list' | 'schedule_update' | 'schedule_delete';
 
-const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
+/** A time zone; the rule for its value is said once, in schedule_create's description. */
+const zone: JsonSchema = { type: 'string' };
 
-const zone = {
-  type: 'string',
-  description:
-    'Explicit IANA time zone such as "Asia/Shanghai", "Europe/Berlin" or "America/New_York", or "UTC". Offsets ("+08:00") and abbreviations ("EST", "GMT") are not accepted. Use the user\'s zone when you know it; otherwise ask.',
-};
-
-const timeOfDay = {
+const timeOfDay: JsonSchema = {
   type: 'string',
   pattern: '^\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?$',
-  description: 'Local 24-hour time "HH:mm:ss" (optionally with 1-3 fraction digits), e.g. "09:00:00".',
+  description: '24-hour local time "HH:mm:ss".',
 };
 
-const weekdays = {
+const weekdays: JsonSchema = {
   type: 'array',
   items: { type: 'integer', minimum: 1, maximum: 7 },
   minItems: 1,
   maxItems: 7,
   uniqueItems: true,
-  description: 'ISO weekdays: 1 = Monday ... 7 = Sunday, e.g. [1, 3] for Monday and Wednesday.',
+  description: '1 = Monday ... 7 = Sunday.',
 };
 
-const atInstant = {
+const expression: JsonSchema = {
   type: 'string',
   description:
-    'An absolute instant in RFC 3339 with an explicit offset, e.g. "2030-01-02T09:00:00+08:00" or "2030-01-02T01:00:00Z". Must be in the future.',
+    '"minute hour day-of-month month day-of-week", e.g. "*/15 9-17 * * 1-5". Fields: *, N, A-B, */S, A-B/S or comma lists; 0 or 7 = Sunday; no names, L, W, #, ? or @macros. If a day field starts with *, both day fields must match; else either.',
 };
 
-const atLocal = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['date', 'time', 'time_zone'],
-  properties: {
-    date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Local calendar date "YYYY-MM-DD".' },
-    time: { type: 'string', pattern: '^\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?$', description: 'Local time "HH:mm" or "HH:mm:ss".' },
-    time_zone: zone,
-  },
-  description:
-    'A local date and time in an explicit zone. A time skipped by a daylight-saving change is rejected; a time that occurs twice means its earlier occurrence.',
-};
-
-const daily = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['time', 'time_zone'],
-  properties: { time: timeOfDay, time_zone: zone },
-};
-
-const weekly = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['time', 'time_zone', 'weekdays'],
-  properties: { time: timeOfDay, time_zone: zone, weekdays },
-};
-
-const cron = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['expression', 'time_zone'],
-  properties: {
-    expression: {
-      type: 'string',
-      description:
-        'Five-field cron "minute hour day-of-month month day-of-week" (e.g. "*/15 9-17 * * 1-5"). Each field is *, N, A-B, */S or A-B/S, or a comma list of those; day-of-week 0 or 7 is Sunday. No names (MON, JAN), no L/W/#/?, no @daily macros, no seconds field. If day-of-month or day-of-week starts with *, both must match; otherwise either may.',
+/** `at`: an instant with an offset, or a local date and time in a zone. */
+const at: JsonSchema = {
+  anyOf: [
+    { type: 'string', description: 'RFC 3339 with offset, e.g. "2030-01-02T09:00:00+08:00".' },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['date', 'time', 'time_zone'],
+      description: 'A local date and time; one skipped by a daylight-saving change is refused.',
+      properties: {
+        date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: '"YYYY-MM-DD".' },
+        time: { type: 'string', pattern: '^\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?$', description: '"HH:mm" or "HH:mm:ss".' },
+        time_zone: zone,
+      },
     },
-    time_zone: zone,
-  },
+  ],
 };
 
-const DST_RULES =
-  'Daylight saving: a local time that does not exist on a date (clocks jump forward) is skipped for that date, never moved; a local time that occurs twice (clocks fall back) fires once, at the earlier occurrence.';
-
-const selectorDescriptions = {
-  after_seconds: 'One-shot: fire once, this many seconds from now (a positive integer).',
-  at: 'One-shot: fire once at this moment — an RFC 3339 string with an offset, or {date, time, time_zone}.',
-  every_seconds:
-    'Repeat at a fixed rate: every this many seconds (at least 60), counted from now. 86400 is every 24 hours, not "daily at a local time".',
-  daily: 'Repeat every day at a local time in an explicit zone: {time, time_zone}.',
-  weekly: 'Repeat on listed weekdays at a local time in an explicit zone: {time, time_zone, weekdays}.',
-  cron: 'Repeat on a five-field cron schedule in an explicit zone: {expression, time_zone}.',
+/** The members of each recurring timing, shared by `schedule_create` and a `change`. */
+const TIMING_MEMBERS = {
+  daily: { time: timeOfDay, time_zone: zone },
+  weekly: { time: timeOfDay, time_zone: zone, weekdays },
+  cron: { expression, time_zone: zone },
 } as const;
 
-const createSchema = {
-  $schema: DRAFT,
+const closed = (properties: { [name: string]: JsonSchema }, description?: string): JsonSchema => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+  ...(description === undefined ? {} : { description }),
+});
+
+const prompt: JsonSchema = { type: 'string', minLength: 1, description: 'What to do when the reminder is due.' };
+const title: JsonSchema = { type: 'string', minLength: 1, maxLength: 120, description: 'Short name, 1-120 characters.' };
+
+const createSchema: JsonObjectSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['prompt', 'title'],
   properties: {
-    prompt: { type: 'string', minLength: 1, description: 'The instruction to deliver back to this conversation when the reminder is due.' },
-    title: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 120,
-      description: 'A short name for the reminder (1-120 characters), shown in task lists.',
-    },
-    after_seconds: { type: 'integer', minimum: 1, description: selectorDescriptions.after_seconds },
-    at: { description: selectorDescriptions.at, oneOf: [atInstant, atLocal] },
-    every_seconds: { type: 'integer', minimum: 60, description: selectorDescriptions.every_seconds },
-    daily: { ...daily, description: selectorDescriptions.daily },
-    weekly: { ...weekly, description: selectorDescriptions.weekly },
-    cron: { ...cron, description: selectorDescriptions.cron },
+    prompt,
+    title,
+    after_seconds: { type: 'integer', minimum: 1, description: 'Once, this many seconds from now.' },
+    at: { ...at, description: 'Once, at this future moment.' },
+    every_seconds: { type: 'integer', minimum: 60, description: 'Repeat every this many seconds (at least 60), from now.' },
+    daily: closed(TIMING_MEMBERS.daily, 'Every day at a local time.'),
+    weekly: closed(TIMING_MEMBERS.weekly, 'On the listed weekdays at a local time.'),
+    cron: closed(TIMING_MEMBERS.cron, 'On a 5-field cron schedule in local time.'),
   },
-  oneOf: Object.keys(selectorDescriptions).map((selector) => ({ required: [selector] })),
 };
 
-const changeSchema = {
-  description:
-    'New timing. Its kind may differ from the current one. A change equivalent to the current timing keeps the current next target.',
-  oneOf: [
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['kind', 'at'],
-      properties: { kind: { const: 'at' }, at: { oneOf: [atInstant, atLocal] } },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['kind', 'every_seconds'],
-      properties: { kind: { const: 'every' }, every_seconds: { type: 'integer', minimum: 60 } },
-    },
-    { ...daily, required: ['kind', ...daily.required], properties: { kind: { const: 'daily' }, ...daily.properties } },
-    { ...weekly, required: ['kind', ...weekly.required], properties: { kind: { const: 'weekly' }, ...weekly.properties } },
-    { ...cron, required: ['kind', ...cron.required], properties: { kind: { const: 'cron' }, ...cron.properties } },
+/** `schema` without its descriptions: a `change` repeats schedule_create's members, which the model has already read. */
+function undescribed(schema: JsonSchema): JsonSchema {
+  const { description: _, properties, items, anyOf, ...rest } = schema;
+  const out: JsonSchema = { ...rest };
+  if (properties !== undefined) out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, undescribed(v)]));
+  if (items !== undefined) out.items = undescribed(items);
+  if (anyOf !== undefined) out.anyOf = anyOf.map(undescribed);
+  return out;
+}
+
+const changeBranch = (kind: string, members: { readonly [name: string]: JsonSchema }): JsonSchema =>
+  undescribed(closed({ kind: { type: 'string', const: kind }, ...members }));
+
+const changeSchema: JsonSchema = {
+  description: 'New timing: kind plus the members schedule_create takes for it. One equal to the current timing changes nothing.',
+  anyOf: [
+    changeBranch('at', { at }),
+    changeBranch('every', { every_seconds: { type: 'integer', minimum: 60 } }),
+    changeBranch('daily', TIMING_MEMBERS.daily),
+    changeBranch('weekly', TIMING_MEMBERS.weekly),
+    changeBranch('cron', TIMING_MEMBERS.cron),
   ],
 };
 
-const taskId = {
-  type: 'string',
-  minLength: 1,
-  description: "The id of one of this conversation's reminders, as returned by schedule_create or schedule_list.",
-};
+const taskId: JsonSchema = { type: 'string', minLength: 1, description: 'A reminder id from schedule_create or schedule_list.' };
+
+const DST = 'A local time skipped by a daylight-saving change is skipped that day; one that occurs twice fires once, at the first.';
 
 /** The four tools, in the order a model usually needs them. */
 export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'schedule_create',
-    description: `Create a reminder that comes back to this conversation as a user message when it is due, even if the conversation is closed meanwhile. Give a prompt (what to do then), a title, and exactly one timing: after_seconds or at (once), every_seconds (fixed rate), daily, weekly or cron (local wall-clock times in an explicit IANA time zone). ${DST_RULES} Returns the reminder with its id and its next target (scheduledAt, UTC).`,
+    description: `Create a reminder that comes back to this conversation as a user message when due, even after a restart. Give prompt, title and exactly one timing: after_seconds or at (once), every_seconds (fixed rate), or daily, weekly or cron (local times). time_zone is an IANA zone such as "Europe/Berlin", or "UTC"; no offsets or abbreviations. ${DST} Returns the reminder with its id and scheduledAt (next target, UTC).`,
     inputSchema: createSchema,
   },
   {
     name: 'schedule_list',
     description:
-      'List this conversation\'s active reminders, soonest first: id, kind, title, prompt, scheduledAt (next target, UTC), state ("scheduled", or "overdue" while waiting for delivery) and the timing fields.',
-    inputSchema: { $schema: DRAFT, type: 'object', additionalProperties: false, properties: {} },
+      "List this conversation's active reminders, soonest first: id, kind, title, prompt, scheduledAt (next target, UTC), state (scheduled or overdue) and timing fields.",
+    inputSchema: { type: 'object', additionalProperties: false, properties: {} },
   },
   {
     name: 'schedule_update',
-    description: `Change the title, prompt or timing of one of this conversation's active reminders, keeping its id and its delivery history. Omitted fields stay as they are; a title or prompt edit keeps the next target. A timing change ("change") computes the next target from now, as creating it would; the relative after_seconds timing cannot be set here — use kind "at". ${DST_RULES}`,
+    description: `Change the title, prompt or timing of one of this conversation's active reminders; its id and history stay. Omitted fields stay as they are. A timing change computes the next target from now, as create does; there is no after_seconds here, use kind "at". ${DST}`,
     inputSchema: {
-      $schema: DRAFT,
       type: 'object',
       additionalProperties: false,
       required: ['id'],
       properties: {
         id: taskId,
-        title: { type: 'string', minLength: 1, maxLength: 120, description: 'New title (1-120 characters).' },
-        prompt: { type: 'string', minLength: 1, description: 'New instruction.' },
+        title,
+        prompt,
         change: changeSchema,
       },
     },
@@ -177,9 +149,9 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'schedule_delete',
     description:
-      'Delete one of this conversation\'s reminders with its delivery history; it will not fire again. Messages it already delivered stay. Returns {id, deleted}; deleted is false with code "schedule_not_found" when there is no such reminder here.',
-    inputSchema: { $schema: DRAFT, type: 'object', additionalProperties: false, required: ['id'], properties: { id: taskId } },
+      'Delete one of this conversation\'s reminders and its history; it will not fire again. Returns {id, deleted}; deleted is false, with code "schedule_not_found", when there is no such reminder here.',
+    inputSchema: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: taskId } },
   },
 ];
 
-export const TOOL_NAMES = TOOL_DEFINITIONS.map((t) => t.name) as readonly ToolName[];
+export const TOOL_NAMES: readonly ToolName[] = TOOL_DEFINITIONS.map((t) => t.name);
