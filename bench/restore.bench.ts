@@ -20,6 +20,7 @@ const svc = await createScheduleService({
 const restoreMs = performance.now() - t0;
 const after = heapMb();
 const list = await svc.remote.list({ sessionId: 'session-1' });
+if ('code' in list) throw new Error(`remote.list failed: ${list.code}: ${list.message}`);
 const c0 = performance.now();
 await svc.close();
 const closeMs = performance.now() - c0;

@@ -1,4 +1,4 @@
-// The public API of agent-schedule (SPEC §9). Every export is listed by name.
+// The public API of agent-schedule (docs/api.md). Every export is listed by name.
 
 // Storage adapters
 export { type JsonFileStorageOptions, jsonFileStorage } from './adapters/jsonFileStorage.ts';
@@ -8,6 +8,7 @@ export { systemClock } from './adapters/systemClock.ts';
 export { canonicalizeCron, isCanonicalCron } from './domain/cron/index.ts';
 // Records, views and errors
 export { ERROR_CODES, type ErrorCode, type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from './domain/errors.ts';
+export { MAX_PROMPT_LENGTH, MAX_TITLE_LENGTH } from './domain/fields.ts';
 export type { HistoryPage } from './domain/historyPage.ts';
 export { type PreviewOccurrence, previewOccurrences } from './domain/preview.ts';
 export { ruleFromRecord } from './domain/records.ts';
@@ -46,8 +47,10 @@ export {
   type ScheduleInspector,
   type ScheduleInspectorOptions,
 } from './inspector/index.ts';
+export type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
+export type { InspectedStateValue } from './inspector/types.ts';
 
-// The legacy session-local log (SPEC §7)
+// The legacy session-local log (docs/storage.md)
 export {
   decodeScheduleChange,
   foldScheduleChanges,
@@ -68,8 +71,26 @@ export type {
   SessionController,
   StoredDomain,
 } from './ports.ts';
+// The remote namespace's requests and archive admission's answer
+export type { ArchiveActivity, HistoryRequest, RemoteUpdateRequest, SessionRef, TaskRef } from './remote/types.ts';
 export type { RetryPolicy, ScheduleConfig } from './runtime/config.ts';
 export type { LegacyNote } from './runtime/legacyNote.ts';
 // The service
 export { createScheduleService, type ScheduleChange, type ScheduleService, type ScheduleServiceOptions } from './service.ts';
+// The model tools, and their shapes for each model API
+export { stripNulls, type ToolCallOptions } from './tools/callFormat.ts';
 export { TOOL_DEFINITIONS, type ToolDefinition, type ToolName } from './tools/definitions.ts';
+export {
+  type AnthropicToolDefinition,
+  type McpToolDefinition,
+  type OpenAIChatToolDefinition,
+  type OpenAIFunctionToolDefinition,
+  type OpenAIStrictFunctionToolDefinition,
+  TOOL_FORMATS,
+  type ToolDefinitionsByFormat,
+  type ToolFormat,
+  toolDefinitionsFor,
+} from './tools/formats.ts';
+export type { JsonObjectSchema, JsonSchema, JsonSchemaType, JsonStrictObjectSchema } from './tools/jsonSchema.ts';
+// What each tool answers (`callTool` is typed per tool name)
+export type { DeleteResult, TaskDeleted, TaskNotDeleted, ToolFailure, ToolResult, ToolResults } from './tools/results.ts';

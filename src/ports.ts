@@ -1,4 +1,4 @@
-// The ports through which the scheduler touches the world (SPEC §9, D5): the Host's Sessions,
+// The ports through which the scheduler touches the world (docs/api.md, docs/delivery.md): the Host's Sessions,
 // the clock and its timers, durable storage of the JSON domain, and a logger. Adapters in
 // src/adapters/ implement the clock and storage; the Host implements the Session controller.
 import type { TaskRow } from './domain/types.ts';
@@ -32,7 +32,7 @@ export interface SessionController {
   resolveAgent(sessionId: string): Promise<ScheduleAgent>;
 }
 
-/** Wall clock and timers (SPEC D5). `now()` is the wall clock in epoch ms. */
+/** Wall clock and timers (docs/delivery.md). `now()` is the wall clock in epoch ms. */
 export interface Clock {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;

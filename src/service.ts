@@ -1,9 +1,9 @@
-// The composition root (SPEC §9): `createScheduleService` opens the stored domain, starts the
+// The composition root (docs/api.md): `createScheduleService` opens the stored domain, starts the
 // supervisor actor with the real effects — storage, the Session controller, the clock — and
 // exposes the model tools, the remote namespace, archive admission, notifications, `whenIdle`
 // and `close`. Every call takes its place in the supervisor's mailbox synchronously, when it is
 // made, so calls made one after another are processed in that order.
-import { type Actor, createActor, fromCallback, fromPromise, type InspectionEvent, waitFor } from 'xstate';
+import { type Actor, createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { DeliveryOutcome, DeliveryRequest, DomainChange, Operation, RemoteMethod } from '../machines/events.ts';
 import { sessionGroupMachine } from '../machines/sessionGroupMachine.ts';
 import { sessionMachine } from '../machines/sessionMachine.ts';
@@ -12,9 +12,12 @@ import { jsonFileStorage } from './adapters/jsonFileStorage.ts';
 import { systemClock } from './adapters/systemClock.ts';
 import { MAX_SESSION_ID_LENGTH } from './domain/codec/index.ts';
 import { ScheduleError } from './domain/errors.ts';
+import type { HistoryPage } from './domain/historyPage.ts';
 import { instantMs } from './domain/instant.ts';
 import type { CatalogEntry, ScheduleView } from './domain/types.ts';
+import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from './ports.ts';
+import type { ArchiveActivity, HistoryRequest, RemoteUpdateRequest, SessionRef, TaskRef } from './remote/types.ts';
 import { Activity } from './runtime/activity.ts';
 import { resolveConfig, type ScheduleConfig } from './runtime/config.ts';
 import { deliverBatch } from './runtime/deliveryAttempt.ts';
@@ -24,7 +27,9 @@ import { Scheduler } from './runtime/scheduler.ts';
 import type { SlotReply } from './runtime/slotPlan.ts';
 import { runSlot } from './runtime/slotRunner.ts';
 import { TaskTable } from './runtime/taskTable.ts';
+import { argumentsForFormat, callFormatError, type ToolCallOptions } from './tools/callFormat.ts';
 import { TOOL_DEFINITIONS, type ToolDefinition } from './tools/definitions.ts';
+import type { DeleteResult, ToolFailure, ToolResult } from './tools/results.ts';
 
 export interface ScheduleServiceOptions {
   /** The Host adapter that resolves (and restores) Sessions. Required. */
@@ -34,8 +39,8 @@ export interface ScheduleServiceOptions {
   /** Default: the system clock. */
   readonly clock?: Clock;
   readonly config?: ScheduleConfig;
-  /** Handed to XState's `createActor` inspect option. */
-  readonly inspect?: (event: InspectionEvent) => void;
+  /** Handed to XState's `createActor` inspect option: receives XState's inspection events (`InspectionEvent`). */
+  inspect?(event: ScheduleInspectionEvent): void;
   /** Default: console. */
   readonly logger?: Logger;
 }
@@ -47,27 +52,39 @@ export interface ScheduleChange {
   readonly ids: string[];
 }
 
+/**
+ * The running scheduler. Every answer below is JSON data. A refused tool or remote call resolves
+ * to a `ToolFailure` (`{code, message}`) — only refusals (and a delete that deleted nothing) have
+ * a `code` member, so `'code' in result` narrows an answer without casts.
+ */
 export interface ScheduleService {
   readonly toolDefinitions: ReadonlyArray<ToolDefinition>;
-  callTool(sessionId: string, name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
+  /**
+   * Runs one model tool call in the calling Session and resolves to the tool's answer, typed per
+   * tool name (`ToolResults`). Rejects only for a malformed Session id or option, an aborted call
+   * (with the signal's reason; nothing is written) or a closed service.
+   */
+  callTool<N extends string>(sessionId: string, name: N, args: unknown, options?: ToolCallOptions): Promise<ToolResult<N>>;
+  /** The Host's UI namespace: explicit Session ids; no call activates an Agent. */
   readonly remote: {
+    /** Every task, active and inactive, with only its latest receipt. */
     catalog(): Promise<CatalogEntry[]>;
-    /** One task of a Session as a catalog entry, or `{code: 'schedule_not_found', message}`. */
-    get(request: { sessionId: string; id: string }): Promise<CatalogEntry | { code: string; message: string }>;
-    list(request: { sessionId: string }): Promise<ScheduleView[]>;
-    history(request: { sessionId: string; id: string; limit: number; before?: string }): Promise<unknown>;
-    update(request: {
-      sessionId: string;
-      id: string;
-      expected: unknown;
-      title?: string;
-      prompt?: string;
-      change?: unknown;
-    }): Promise<unknown>;
-    delete(request: { sessionId: string; id: string }): Promise<{ id: string; deleted: boolean; code?: string }>;
+    /** One task of a Session (active or ended) as a catalog entry. */
+    get(request: TaskRef): Promise<CatalogEntry | ToolFailure>;
+    /** A Session's active tasks, soonest first. */
+    list(request: SessionRef): Promise<ScheduleView[] | ToolFailure>;
+    /** One page of a task's saved deliveries, newest first. */
+    history(request: HistoryRequest): Promise<HistoryPage | ToolFailure>;
+    /** A complete-record compare-and-set; answers the task's view after the update. */
+    update(request: RemoteUpdateRequest): Promise<ScheduleView | ToolFailure>;
+    /** Deletes a task (active or ended) with its history; a refusal is a `TaskNotDeleted`. */
+    delete(request: TaskRef): Promise<DeleteResult>;
   };
+  /** Archive admission for the Host's Session archive. Rejects with a ScheduleError on failure. */
   readonly archive: {
-    sessionActivity(sessionId: string): Promise<Array<{ family: 'schedule'; items: Array<{ id: string; label: string }> }>>;
+    /** The Session's active tasks as the `schedule` family; nothing for a Session without any. */
+    sessionActivity(sessionId: string): Promise<ArchiveActivity[]>;
+    /** Deletes the Session's active tasks in one write. */
     sessionStop(sessionId: string): Promise<void>;
   };
   subscribe(listener: (change: ScheduleChange) => void): () => void;
@@ -108,6 +125,12 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
       return row === undefined || row.status !== 'active' ? undefined : instantMs(row.record.scheduledAt);
     },
     onDue: (now, due) => actor?.send({ type: 'clock.wake', now, due }),
+    // A pending receipt's write is retried like a flushed attempt's commit (the slot ends the activity).
+    onCommitDue: (sessionId, outcome) => {
+      if (actor === undefined) return;
+      activity.begin();
+      actor.send({ type: 'delivery.flushed', sessionId, outcome });
+    },
   });
   const slotDeps = () => ({ table, storage, clock, logger, config, scheduler, attempting });
 
@@ -145,7 +168,10 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
               deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(({ input }) => {
                 activity.begin();
                 attempting.add(input.sessionId);
-                return deliverBatch({ sessions: options.sessions, clock, logger, restores }, input);
+                return deliverBatch(
+                  { sessions: options.sessions, clock, logger, restores, pendingCommits: scheduler.pendingCommits },
+                  input,
+                );
               }),
             },
           }),
@@ -231,22 +257,24 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
           new TypeError(`callTool needs the calling Session id as a string of 1 to ${MAX_SESSION_ID_LENGTH} characters.`),
         );
       }
+      const formatError = callFormatError(callOptions?.format);
+      if (formatError !== undefined) return Promise.reject(formatError);
+      const input = argumentsForFormat(args, callOptions?.format);
       const signal = callOptions?.signal;
-      return enqueue(signal === undefined ? { kind: 'tool', sessionId, name, args } : { kind: 'tool', sessionId, name, args, signal });
+      return enqueue(
+        signal === undefined ? { kind: 'tool', sessionId, name, args: input } : { kind: 'tool', sessionId, name, args: input, signal },
+      ) as Promise<ToolResult<typeof name>>;
     },
     remote: {
       catalog: () => remoteCall('catalog', {}) as Promise<CatalogEntry[]>,
-      get: (request) => remoteCall('get', request) as Promise<CatalogEntry | { code: string; message: string }>,
-      list: (request) => remoteCall('list', request) as Promise<ScheduleView[]>,
-      history: (request) => remoteCall('history', request),
-      update: (request) => remoteCall('update', request),
-      delete: (request) => remoteCall('delete', request) as Promise<{ id: string; deleted: boolean; code?: string }>,
+      get: (request) => remoteCall('get', request) as Promise<CatalogEntry | ToolFailure>,
+      list: (request) => remoteCall('list', request) as Promise<ScheduleView[] | ToolFailure>,
+      history: (request) => remoteCall('history', request) as Promise<HistoryPage | ToolFailure>,
+      update: (request) => remoteCall('update', request) as Promise<ScheduleView | ToolFailure>,
+      delete: (request) => remoteCall('delete', request) as Promise<DeleteResult>,
     },
     archive: {
-      sessionActivity: (sessionId) =>
-        enqueue({ kind: 'archive.activity', sessionId }) as Promise<
-          Array<{ family: 'schedule'; items: Array<{ id: string; label: string }> }>
-        >,
+      sessionActivity: (sessionId) => enqueue({ kind: 'archive.activity', sessionId }) as Promise<ArchiveActivity[]>,
       sessionStop: async (sessionId) => {
         await enqueue({ kind: 'archive.stop', sessionId });
       },
@@ -264,6 +292,7 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
       const root = actor;
       closing = (async () => {
         scheduler.stop();
+        scheduler.drainPendingCommits(); // one last write of receipts still waiting; lost only if it fails
         await activity.whenIdle();
         if (root !== undefined) {
           root.send({ type: 'close' });

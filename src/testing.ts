@@ -1,4 +1,4 @@
-// Test helpers for Hosts and for this project (`agent-schedule/testing`, SPEC §9): a manual clock
+// Test helpers for Hosts and for this project (`agent-schedule/testing`, docs/api.md): a manual clock
 // whose timers fire only when the test moves time, and fake Sessions that keep what was flushed.
 import type { Clock, FollowupMessage, FollowupMeta, ScheduleAgent, SessionController } from './ports.ts';
 

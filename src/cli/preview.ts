@@ -1,6 +1,6 @@
 // `agent-schedule preview`: the next occurrences of a rule, computed by the same domain code the
 // scheduler uses, as an aligned table or as JSON. Rule values are validated like tool arguments
-// (a rejected value exits 1 with its SPEC code); unknown or missing options are usage errors.
+// (a rejected value exits 1 with its error code); unknown or missing options are usage errors.
 import { parseArgs } from 'node:util';
 import { parseAt } from '../domain/atSelector.ts';
 import { normalizeTimeOfDay, normalizeWeekdays } from '../domain/fields.ts';

@@ -1,4 +1,4 @@
-// The `at` selector (SPEC §3, D4): an RFC 3339 date-time string that carries its offset, or a
+// The `at` selector (docs/selectors.md): an RFC 3339 date-time string that carries its offset, or a
 // local object `{date, time, time_zone}` resolved in an explicit zone. A malformed value, or a
 // local time that does not exist in its zone (DST gap, skipped date), is `invalid_selector`; a
 // bad zone is `invalid_time_zone`; a local time that exists twice resolves to its earlier

@@ -1,4 +1,4 @@
-// The `change` of `schedule_update` and `remote.update` (SPEC §5): a discriminated object
+// The `change` of `schedule_update` and `remote.update` (docs/management.md): a discriminated object
 // `{kind:"at",at}`, `{kind:"every",every_seconds}`, `{kind:"daily",time,time_zone}`,
 // `{kind:"weekly",time,time_zone,weekdays}` or `{kind:"cron",expression,time_zone}`. Any other
 // kind (`after` included), a non-object, or an unknown member is `invalid_selector`; the members

@@ -1,4 +1,4 @@
-// The row a committed delivery writes (SPEC §4): `lastDelivery` and the appended receipt (under
+// The row a committed delivery writes (docs/delivery.md): `lastDelivery` and the appended receipt (under
 // the retention limits), then a one-shot ends and a recurring task advances to its first target
 // strictly after the attempt's `now` — or ends when it has none. When the record's timing was
 // edited while the delivery was in flight and its new target is still ahead, the edit wins: the

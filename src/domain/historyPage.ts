@@ -1,4 +1,4 @@
-// One page of a task's saved delivery history for the remote `history` call (SPEC §5): newest
+// One page of a task's saved delivery history for the remote `history` call (docs/management.md): newest
 // first in append order (never re-sorted by time), an exclusive message-id cursor `before`, and
 // `nextBefore` only while older saved records remain. The row lookup and Session check belong
 // to the caller; this validates the paging arguments and reads the row.
@@ -10,7 +10,7 @@ import type { DeliveryHistory, DeliveryReceipt } from './types.ts';
 /** Largest page the remote `history` call returns. */
 export const MAX_HISTORY_LIMIT = 100;
 
-/** The remote `history` response (SPEC §9). */
+/** The remote `history` response (docs/api.md). */
 export interface HistoryPage {
   /** Newest first. */
   readonly records: readonly DeliveryReceipt[];

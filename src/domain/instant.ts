@@ -1,4 +1,4 @@
-// Instants as epoch milliseconds and their one canonical text form (SPEC §2): UTC
+// Instants as epoch milliseconds and their one canonical text form (docs/tasks.md): UTC
 // `YYYY-MM-DDTHH:mm:ss.sssZ` with a four-digit year 0001–9999.
 
 /** First representable target: 0001-01-01T00:00:00.000Z. */

@@ -1,4 +1,4 @@
-// The two directions between stored records (SPEC §2) and the normalised rules targets are
+// The two directions between stored records (docs/tasks.md) and the normalised rules targets are
 // computed from: a record built from a validated rule and its target, the rule a stored record
 // carries, and rule equivalence (same kind and same normalised timing).
 import { formatInstant, instantMs } from './instant.ts';
@@ -6,7 +6,7 @@ import type { Rule, ScheduleRecord } from './types.ts';
 
 /**
  * The record of a task with the given rule and committed target (epoch ms), with the field names
- * of SPEC §2: `afterSeconds`, `everySeconds`, `time` + `timeZone` (+ `weekdays` | + `expression`).
+ * of docs/tasks.md: `afterSeconds`, `everySeconds`, `time` + `timeZone` (+ `weekdays` | + `expression`).
  */
 export function recordFromRule(id: string, title: string, prompt: string, rule: Rule, target: number): ScheduleRecord {
   const scheduledAt = formatInstant(target);

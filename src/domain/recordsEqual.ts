@@ -1,4 +1,4 @@
-// Complete-record equality for the remote update's compare-and-set (SPEC §5): the stored record
+// Complete-record equality for the remote update's compare-and-set (docs/management.md): the stored record
 // equals `expected` when both have the same members with the same values, in any key order.
 import type { ScheduleRecord } from './types.ts';
 

@@ -1,4 +1,4 @@
-// The exact text of delivered reminders (SPEC D3) and the idempotency key of each reminder in a
+// The exact text of delivered reminders (docs/delivery.md) and the idempotency key of each reminder in a
 // message. One-shots (`after`, `at`) get one message each; recurring tasks due for the same
 // Session share one batch message, even when only one is due. Lines are joined with "\n" and
 // there is no trailing newline; ids and prompts are JSON-encoded.

@@ -1,4 +1,4 @@
-// Saved delivery history (SPEC §5): appending a receipt under the Host's retention limits, and
+// Saved delivery history (docs/management.md): appending a receipt under the Host's retention limits, and
 // reading one page of it for the remote `history` call. Both are pure. Appends prune by age —
 // receipts whose `deliveredAt` lies more than `days` before the appended receipt's — and by count
 // (the newest `records`); the appended receipt always survives, and a prune sets
@@ -6,7 +6,7 @@
 import { DAY_MS, instantMs } from './instant.ts';
 import type { DeliveryHistory, DeliveryReceipt } from './types.ts';
 
-/** The Host's retention limits: `deliveryHistoryDays` and `deliveryHistoryRecords` (SPEC §9). */
+/** The Host's retention limits: `deliveryHistoryDays` and `deliveryHistoryRecords` (docs/api.md). */
 export interface RetentionLimits {
   /** Receipts delivered more than this many days before the newest one are pruned (default 30). */
   readonly days: number;
@@ -14,7 +14,7 @@ export interface RetentionLimits {
   readonly records: number;
 }
 
-/** SPEC §5 defaults: 30 days, 200 records. */
+/** docs/management.md defaults: 30 days, 200 records. */
 export const DEFAULT_RETENTION: RetentionLimits = { days: 30, records: 200 };
 
 /** The history of a new task: nothing saved, nothing missing, nothing pruned. */

@@ -1,6 +1,6 @@
 // Validation of the timing arguments shared by `schedule_create` selectors and `schedule_update`
 // changes: delay and interval seconds, the daily / weekly / cron fields, and the first target of
-// a validated rule (SPEC §3, §8). Each parser returns a normalised `Rule` or throws the code of
+// a validated rule (docs/selectors.md, docs/errors.md). Each parser returns a normalised `Rule` or throws the code of
 // the field: `invalid_rule` for delays, intervals, times, weekdays and cron expressions,
 // `invalid_time_zone` for zones; `requireTarget` adds `not_future` and `time_out_of_range`.
 import { type ArgObject, describeValue, ownValue } from './argShape.ts';
@@ -54,7 +54,7 @@ export function parseWeeklyFields(obj: ArgObject, path: string): Extract<Rule, {
   return { kind: 'weekly', time, timeZone, weekdays };
 }
 
-/** Validates a cron expression (`invalid_rule` naming `field`) and returns its canonical form (SPEC D1). */
+/** Validates a cron expression (`invalid_rule` naming `field`) and returns its canonical form (docs/selectors.md). */
 export function normalizeCronExpression(value: unknown, field: string): string {
   parseCron(value, field);
   return canonicalizeCron(value as string);

@@ -1,4 +1,4 @@
-// `schedule_create` argument validation (SPEC §3, §8, D4): a plain object with `prompt`, `title`
+// `schedule_create` argument validation (docs/selectors.md, docs/errors.md): a plain object with `prompt`, `title`
 // and exactly one timing selector. Checks run in a fixed order, and the first failure is
 // reported: the argument object's shape and unknown arguments (a misspelt selector is named),
 // then prompt, then title, then the selector count, then the one selector's own fields

@@ -1,4 +1,4 @@
-// Time-zone validation (SPEC §3): `UTC` or an IANA `Area/Location` name known to the runtime.
+// Time-zone validation (docs/selectors.md): `UTC` or an IANA `Area/Location` name known to the runtime.
 // The stored id is the given name with its letter case normalised as temporal-polyfill reports
 // it, and never another id: aliases such as `Asia/Calcutta` are kept as given. Offsets, `GMT`,
 // `EST5EDT` and other names without `/` are refused even where Intl would accept them.

@@ -2,7 +2,7 @@
 // that binds a record to its Session, delivery receipts, and the normalised rules that compute
 // targets. Everything here is data (JSON-compatible), never behaviour.
 
-/** The six record kinds (SPEC §2). */
+/** The six record kinds (docs/tasks.md). */
 export type TaskKind = 'after' | 'at' | 'every' | 'daily' | 'weekly' | 'cron';
 
 /** The four recurring kinds: delivered in batches, advanced after delivery. */
@@ -53,7 +53,7 @@ export interface WeeklyRecord extends RecordBase {
   readonly weekdays: readonly number[];
 }
 
-/** 5-field Vixie cron expression (canonical form, SPEC D1) in an explicit zone. */
+/** 5-field Vixie cron expression (canonical form, docs/selectors.md) in an explicit zone. */
 export interface CronRecord extends RecordBase {
   readonly kind: 'cron';
   readonly expression: string;
@@ -106,7 +106,7 @@ export type Rule =
 
 export type WallClockRule = Extract<Rule, { kind: 'daily' | 'weekly' | 'cron' }>;
 
-/** The model-facing view of an active task (SPEC §5). */
+/** The model-facing view of an active task (docs/management.md). */
 export type ScheduleView = ScheduleRecord & {
   readonly state: 'scheduled' | 'overdue';
   readonly deliveryMode: 'host';

@@ -1,4 +1,4 @@
-// Applying `schedule_update` / `remote.update` edits to a stored record (SPEC §5), purely.
+// Applying `schedule_update` / `remote.update` edits to a stored record (docs/management.md), purely.
 // Everything is validated first (title, prompt, then change), so an invalid edit never produces
 // a record. Omitted fields keep their stored values; a title/prompt-only edit keeps kind and
 // target; a change equivalent to the stored rule (same kind and normalised timing, or a one-shot

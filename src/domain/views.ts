@@ -1,4 +1,4 @@
-// The model-facing view of a task (SPEC §5): the record's fields, its state relative to now
+// The model-facing view of a task (docs/management.md): the record's fields, its state relative to now
 // (`scheduled` while the target is in the future, `overdue` once it is due but not yet
 // delivered), and the delivery mode, which is always the Host.
 import { instantMs } from './instant.ts';

@@ -2,7 +2,7 @@
 // zone. Evaluation walks local DATES, never minutes: for each candidate date the wall time is
 // resolved in the zone; a wall time that does not exist that day (DST gap, or a calendar date the
 // zone skipped, like Pacific/Apia's 2011-12-30) is skipped for that date, and one that exists
-// twice fires once, at its earlier instant (SPEC §3). Only targets in years 0001–9999 exist;
+// twice fires once, at its earlier instant (docs/selectors.md). Only targets in years 0001–9999 exist;
 // "no such firing" is `null`.
 //
 // Offsets lie within ±18 h, so the firing instants of dates d and d + k (k ≥ 2) are always in

@@ -1,5 +1,5 @@
 // The UTC offsets of one IANA zone as a cache of constant-offset segments, and the resolution
-// of local wall-clock times to instants under the project's DST rule (SPEC §3): a wall time that
+// of local wall-clock times to instants under the project's DST rule (docs/selectors.md): a wall time that
 // does not exist is a gap (the caller skips or rejects it), one that exists twice resolves to
 // its earlier instant. Segments come from temporal-polyfill's transition search and are cached
 // per zone, so after warm-up an offset or a resolution is a binary search.

@@ -11,6 +11,7 @@ import type { InspectionEvent, StateValue } from 'xstate';
 import { actorKey, contextSession, eventSession, eventType, identifyActor, snapshotFacts, taskFacts } from './actorInfo.ts';
 import { type ActorRecord, ActorTree } from './actorTree.ts';
 import { EventRing } from './eventRing.ts';
+import type { ScheduleInspectionEvent } from './inspectionEvent.ts';
 import type { InspectedActor, InspectorEntry, InspectorEntryType, InspectorFilter, InspectorUpdate, InspectorView } from './types.ts';
 
 export interface ScheduleInspectorOptions {
@@ -27,7 +28,7 @@ export interface ScheduleInspectorOptions {
 /** A live view of a schedule service's actor system; see {@link createScheduleInspector}. */
 export interface ScheduleInspector {
   /** Pass as `createScheduleService({ inspect: inspector.inspect })`. */
-  readonly inspect: (event: InspectionEvent) => void;
+  readonly inspect: (event: ScheduleInspectionEvent) => void;
   /** The live actors (parents first); with `sessionId`, that Session's actors and their ancestors. */
   actors(filter?: InspectorFilter): InspectedActor[];
   /** The recorded entries, oldest first, optionally for one Session and at most `limit` of the newest. */
@@ -199,7 +200,8 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
     inspect(event) {
       if (!attached) return;
       try {
-        handle(event);
+        // Only XState calls this, with its own InspectionEvent values.
+        handle(event as InspectionEvent);
       } catch (error) {
         onError(error);
       }

@@ -2,7 +2,11 @@
 // flat with parent links), one entry per recorded inspection event (the ring of recent events),
 // the view that `snapshot()` serialises, and the updates a subscriber receives. Plain data only:
 // no actor references, no event payloads, so the view stays small and can cross a wire.
-import type { StateValue } from 'xstate';
+// The shapes below are declared without XState's types, so that the package's main declarations
+// never load XState's (see inspectionEvent.ts).
+
+/** An actor's state: a state name, or an object of nested regions (XState's `StateValue`). */
+export type InspectedStateValue = string | { readonly [region: string]: InspectedStateValue | undefined };
 
 /** What an actor is in the schedule's actor system (a `group` holds Session actors or task actors). */
 export type InspectedActorKind = 'supervisor' | 'group' | 'session' | 'task' | 'effect' | 'other';
@@ -22,7 +26,7 @@ export interface InspectedActor {
   /** The schedule Session the actor belongs to (Session actors, tasks and their effects). */
   readonly session?: string;
   /** The current state value (machines only). */
-  readonly state?: StateValue;
+  readonly state?: InspectedStateValue;
   readonly status: InspectedActorStatus;
   /** The type of the last event the actor processed. */
   readonly lastEvent?: string;
@@ -54,7 +58,7 @@ export interface InspectorEntry {
   /** `event`: the sender's actor id (absent for events sent from outside the system). */
   readonly source?: string;
   /** `snapshot`, `microstep`: the state value after the event. */
-  readonly state?: StateValue;
+  readonly state?: InspectedStateValue;
   /** `snapshot`: the status after the event. */
   readonly status?: InspectedActorStatus;
   /** `action`: the action's type. */

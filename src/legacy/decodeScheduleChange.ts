@@ -1,4 +1,4 @@
-// The strict decoder of the legacy `schedule/change` event (SPEC §7). It accepts exactly the
+// The strict decoder of the legacy `schedule/change` event (docs/storage.md). It accepts exactly the
 // version-1 shapes — no extra field anywhere, a known operation, a valid record — and returns a
 // fresh value equal to its input. `title` is optional in this log (old Sessions wrote none) but
 // validated like a stored title when present. Every failure is `corrupt_schedule_log`.

@@ -1,4 +1,4 @@
-// The fold of a Session's legacy `schedule/change` events into its active reminders (SPEC §7).
+// The fold of a Session's legacy `schedule/change` events into its active reminders (docs/storage.md).
 // Strict: a reused id (even after its record ended) and a delete or dispatch of a record that is
 // not active reject the whole log with `corrupt_schedule_log`. Delete ends any record; dispatch
 // ends a one-shot (`after`, `at`) and leaves a fixed-rate `every` record active, since it records

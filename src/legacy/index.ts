@@ -1,4 +1,4 @@
-// The legacy session-local schedule log (SPEC §7): its records and events, the strict decoder,
+// The legacy session-local schedule log (docs/storage.md): its records and events, the strict decoder,
 // the fold to active reminders, and the warning that asks to recreate them.
 export { decodeScheduleChange, MAX_LEGACY_ID_LENGTH } from './decodeScheduleChange.ts';
 export { type FoldOptions, foldScheduleChanges } from './foldScheduleChanges.ts';

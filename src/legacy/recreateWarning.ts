@@ -1,5 +1,5 @@
 // The warning logged when a Session is loaded whose legacy log still has active reminders
-// (SPEC §7): they are never migrated into the Host's task table, so the user is asked to
+// (docs/storage.md): they are never migrated into the Host's task table, so the user is asked to
 // recreate them with `schedule_create`.
 import type { LegacyScheduleRecord } from './types.ts';
 

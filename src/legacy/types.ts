@@ -1,4 +1,4 @@
-// The records and events of the first, session-local design (SPEC §7), kept so old Sessions'
+// The records and events of the first, session-local design (docs/storage.md), kept so old Sessions'
 // `schedule/change` events can still be read: one-shot `after` / `at` and fixed-rate `every`
 // records, and the create / delete / dispatch changes that were the only durable authority.
 

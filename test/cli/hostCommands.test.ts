@@ -1,6 +1,6 @@
 // The Host commands of the CLI against an in-process Host on a test clock: create with each
 // timing, list, catalog, history, update (with its conflict check), delete and tools, as tables
-// and as JSON; exit 1 with the SPEC code for refusals and for no Host, exit 2 for bad usage.
+// and as JSON; exit 1 with the error code for refusals and for no Host, exit 2 for bad usage.
 import { main } from '../../src/cli/main.ts';
 import type { CatalogEntry, ScheduleView } from '../../src/index.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
@@ -62,7 +62,7 @@ describe('agent-schedule create', () => {
     );
   });
 
-  it('a value the Host refuses exits 1 with its SPEC code', async () => {
+  it('a value the Host refuses exits 1 with its error code', async () => {
     const r = await cli('create', '--session', 'demo', '--title', 'T', '--prompt', 'P', '--cron', '0 9 * * MON', '--tz', 'UTC');
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^invalid_rule: /);

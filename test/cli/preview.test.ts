@@ -1,5 +1,5 @@
 // `agent-schedule preview`: JSON and table output for known rules, exit codes for rejected
-// values (1, with the SPEC code) and bad usage (2), help, and that the entry module runs main
+// values (1, with the error code) and bad usage (2), help, and that the entry module runs main
 // exactly once both when executed directly and through bin/agent-schedule.js.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -122,7 +122,7 @@ describe('preview table', () => {
 });
 
 describe('exit codes', () => {
-  it('a rejected value exits 1 and prints its SPEC code and message', async () => {
+  it('a rejected value exits 1 and prints its error code and message', async () => {
     const cases: Array<[string[], string]> = [
       [['--cron', '0 0 * * MON', '--tz', 'UTC'], 'invalid_rule: '],
       [['--cron', '0 0 30 2 *', '--tz', 'UTC'], 'time_out_of_range: '],

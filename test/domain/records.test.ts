@@ -1,4 +1,4 @@
-// Records built from rules (SPEC §2 field names), rules read back from records, rule
+// Records built from rules (docs/tasks.md field names), rules read back from records, rule
 // equivalence, and the model-facing view with its state.
 import { recordFromRule, ruleFromRecord, sameRule } from '../../src/domain/records.ts';
 import type { Rule } from '../../src/domain/types.ts';
@@ -16,7 +16,7 @@ const rules: Rule[] = [
 ];
 
 describe('recordFromRule / ruleFromRecord', () => {
-  it('uses the SPEC §2 field names for each kind', () => {
+  it('uses the docs/tasks.md field names for each kind', () => {
     const [after, at, every, daily, weekly, cron] = rules.map((r) => recordFromRule('t1', 'Title', 'Prompt', r, T));
     const common = { id: 't1', title: 'Title', prompt: 'Prompt', scheduledAt: '2030-01-01T08:10:00.000Z' };
     expect(after).toEqual({ ...common, kind: 'after', afterSeconds: 600 });

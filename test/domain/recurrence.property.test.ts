@@ -1,13 +1,14 @@
-// Property tests of daily and weekly recurrence against the acceptance suite's brute-force
-// oracle, over every zone the runtime knows, with instants and times of day concentrated around
-// offset transitions (so that times fall into gaps and overlaps), and of latestOccurrence for
-// daily, weekly and every against a brute-force walk. Seeds are fixed: runs are reproducible.
-import { nextDailyMs, nextWeeklyMs } from 'acceptance-oracle';
+// Property tests of daily and weekly recurrence against the project's brute-force oracle
+// (test/support/oracle), over every zone the runtime knows, with instants and times of day
+// concentrated around offset transitions (so that times fall into gaps and overlaps), and of
+// latestOccurrence for daily, weekly and every against a brute-force walk. Seeds are fixed: runs
+// are reproducible.
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { firstTarget, latestOccurrence, nextTargetAfter } from '../../src/domain/recurrence.ts';
 import { canonicalTimeZone } from '../../src/domain/timeZone.ts';
 import type { Rule } from '../../src/domain/types.ts';
+import { latestFiringIn, nextFiring } from '../support/oracle/index.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -108,8 +109,7 @@ const caseArb: fc.Arbitrary<Case> = fc
     return { rule, now, committed: Math.max(FIRST, now - g.committedBack) };
   });
 
-const oracleNext = (rule: LocalRule, now: number): number | null =>
-  rule.kind === 'daily' ? nextDailyMs(rule.time, rule.timeZone, now) : nextWeeklyMs(rule.time, rule.timeZone, [...rule.weekdays], now);
+const oracleNext = (rule: LocalRule, now: number): number | null => nextFiring(rule, now);
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -133,7 +133,7 @@ function sweepCases(): Case[] {
   });
 }
 
-describe('daily and weekly agree with the acceptance oracle', () => {
+describe('daily and weekly agree with the brute-force oracle', () => {
   it('firstTarget and nextTargetAfter on every zone the runtime knows, near transitions, ≥ 10,000 cases', () => {
     let cases = 0;
     for (const c of sweepCases()) {
@@ -153,11 +153,7 @@ describe('daily and weekly agree with the acceptance oracle', () => {
 });
 
 /** The latest firing in [committed, now] by walking firings forward with the oracle, else committed. */
-function bruteLatest(rule: LocalRule, committed: number, now: number): number {
-  let latest = committed;
-  for (let t = oracleNext(rule, committed - 1); t !== null && t <= now; t = oracleNext(rule, t)) latest = t;
-  return latest;
-}
+const bruteLatest = (rule: LocalRule, committed: number, now: number): number => latestFiringIn(rule, committed, now) ?? committed;
 
 describe('latestOccurrence agrees with a brute-force walk', () => {
   it('daily and weekly: the latest firing in [committed, now], else the committed target', () => {

@@ -1,5 +1,5 @@
 // Targets of every rule kind: first target, next target after a delivery, latest missed
-// occurrence. Daily and weekly are pinned on the DST cases of SPEC §3 (America/New_York gap and
+// occurrence. Daily and weekly are pinned on the DST cases of docs/selectors.md (America/New_York gap and
 // overlap, Pacific/Apia's skipped date, Australia/Lord_Howe's half-hour shift) and at the ends
 // of the supported range; the property tests live in recurrence.property.test.ts.
 import { firstTarget, latestOccurrence, nextTargetAfter } from '../../src/domain/recurrence.ts';

@@ -1,4 +1,4 @@
-// Reminder framing (SPEC D3): the exact one-shot and batch texts, batch ordering, and the
+// Reminder framing (docs/delivery.md): the exact one-shot and batch texts, batch ordering, and the
 // idempotency key of each reminder.
 import { batchText, idempotencyKey, oneShotText, orderBatch } from '../../src/domain/reminderText.ts';
 

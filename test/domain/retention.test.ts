@@ -1,4 +1,4 @@
-// Delivery history retention (SPEC §5): pruning by age from each receipt's deliveredAt and by the
+// Delivery history retention (docs/management.md): pruning by age from each receipt's deliveredAt and by the
 // newest-records cap on append, the appended receipt always kept, earlierRecordsPruned set for
 // good; and paging through history for the remote `history` call.
 import { historyPage } from '../../src/domain/historyPage.ts';

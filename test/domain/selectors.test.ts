@@ -1,5 +1,5 @@
 // schedule_create argument validation at the function level: happy paths of every selector,
-// the acceptance suite's whole validation table, and the stricter cases around it (argument
+// the whole validation table, and the stricter cases around it (argument
 // shape, prototype keys, `at` syntax, members inside object selectors, range limits).
 import { parseCreateArgs } from '../../src/domain/selectors.ts';
 
@@ -124,7 +124,7 @@ describe('parseCreateArgs: selectors', () => {
   });
 });
 
-describe('parseCreateArgs: the acceptance validation table', () => {
+describe('parseCreateArgs: the validation table', () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
     ['blank prompt', { prompt: '   ', title: 't', after_seconds: 60 }, 'invalid_prompt'],
     ['missing prompt', { title: 't', after_seconds: 60 }, 'invalid_prompt'],

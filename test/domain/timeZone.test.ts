@@ -1,4 +1,4 @@
-// Which zone names are accepted, and the id each is stored as (SPEC §3).
+// Which zone names are accepted, and the id each is stored as (docs/selectors.md).
 import { ScheduleError } from '../../src/domain/errors.ts';
 import { canonicalTimeZone, normalizeTimeZone } from '../../src/domain/timeZone.ts';
 

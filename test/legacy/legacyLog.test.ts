@@ -1,4 +1,4 @@
-// The legacy session-local log (SPEC §7): the strict decoder, the fold to active reminders (with
+// The legacy session-local log (docs/storage.md): the strict decoder, the fold to active reminders (with
 // a fork's seedLength), and the warning asking to recreate active reminders with schedule_create.
 import { ScheduleError } from '../../src/domain/errors.ts';
 import { decodeScheduleChange, foldScheduleChanges, legacyRecreateWarning } from '../../src/legacy/index.ts';

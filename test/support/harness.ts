@@ -84,9 +84,9 @@ export async function create(
   sessionId: string,
   args: Record<string, unknown>,
 ): Promise<{ id: string; scheduledAt: string } & Record<string, unknown>> {
-  const view = (await h.svc.callTool(sessionId, 'schedule_create', { prompt: 'p', title: 't', ...args })) as Record<string, unknown>;
-  if (typeof view.code === 'string') throw new Error(`create failed: ${String(view.code)}: ${String(view.message)}`);
-  return view as { id: string; scheduledAt: string } & Record<string, unknown>;
+  const view = await h.svc.callTool(sessionId, 'schedule_create', { prompt: 'p', title: 't', ...args });
+  if ('code' in view) throw new Error(`create failed: ${view.code}: ${view.message}`);
+  return { ...view };
 }
 
 export const MINUTE = 60_000;

@@ -1,11 +1,11 @@
-// The canonical text of a cron expression (SPEC D1), which is what records store and what the
+// The canonical text of a cron expression (docs/selectors.md), which is what records store and what the
 // stored-domain decoder insists on. It is computed from the matched value sets and the star-ness
 // of each field, so two spellings with the same meaning and the same day rule share one form.
 import { parseCron } from './parse.ts';
 import { CRON_FIELD_RANGES, type CronFieldRange, type CronFieldSet, type CronSpec } from './spec.ts';
 
 /**
- * The canonical form (SPEC D1) of a cron expression.
+ * The canonical form (docs/selectors.md) of a cron expression.
  *
  * @throws ScheduleError `invalid_rule` exactly as {@link parseCron} does.
  */

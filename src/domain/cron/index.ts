@@ -1,4 +1,4 @@
-// The cron engine (SPEC §3, D1): parsing of the 5-field Vixie dialect, the canonical stored form,
+// The cron engine (docs/selectors.md): parsing of the 5-field Vixie dialect, the canonical stored form,
 // static feasibility, and the search for firing instants in a time zone.
 export { canonicalizeCron, formatCron, isCanonicalCron } from './canonical.ts';
 export { cronCanMatch, cronDateMatches } from './match.ts';

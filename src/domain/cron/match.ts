@@ -1,4 +1,4 @@
-// Which calendar days a cron expression matches (SPEC §3 day rule) and its static feasibility.
+// Which calendar days a cron expression matches (docs/selectors.md day rule) and its static feasibility.
 // When day-of-month or day-of-week is a star field a day must match both; otherwise either is
 // enough. The day searches below jump between candidate days inside one month with table
 // lookups instead of visiting every day.

@@ -1,4 +1,4 @@
-// Parsing of the 5-field Vixie cron dialect of SPEC §3 into a CronSpec. Anything outside the
+// Parsing of the 5-field Vixie cron dialect of docs/selectors.md into a CronSpec. Anything outside the
 // dialect is refused with `invalid_rule` and a message naming the offending field and saying
 // what it accepts. Fields are separated by runs of spaces or tabs; leading and trailing spaces
 // and tabs are ignored.
@@ -20,7 +20,7 @@ const ACCEPTS: Record<CronFieldName, string> = {
 const NAMES = new Set('jan feb mar apr may jun jul aug sep oct nov dec sun mon tue wed thu fri sat'.split(' ').map((n) => n.toUpperCase()));
 
 /**
- * Parses a 5-field cron expression (SPEC §3).
+ * Parses a 5-field cron expression (docs/selectors.md).
  *
  * @param expression - the value supplied; anything but a string is refused.
  * @param field - the argument name used in error messages.

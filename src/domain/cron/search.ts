@@ -1,4 +1,4 @@
-// Firing instants of a cron expression in a time zone (SPEC §3 wall-clock rules): the next one
+// Firing instants of a cron expression in a time zone (docs/selectors.md wall-clock rules): the next one
 // after an instant, and the latest one inside a window. The zone's timeline is taken one
 // constant-offset segment at a time; inside a segment wall time is instant + offset, so the
 // wall-clock field search finds candidates directly. A candidate fires only if it is the earlier

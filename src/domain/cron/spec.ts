@@ -38,7 +38,7 @@ export interface CronFieldSet {
   readonly prev: readonly number[];
 }
 
-/** A parsed, valid 5-field cron expression (SPEC §3). */
+/** A parsed, valid 5-field cron expression (docs/selectors.md). */
 export interface CronSpec {
   /** The expression text as given. */
   readonly source: string;

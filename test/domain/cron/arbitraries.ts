@@ -1,4 +1,4 @@
-// fast-check generators of valid cron expressions, built from the grammar of SPEC §3: each field
+// fast-check generators of valid cron expressions, built from the grammar of docs/selectors.md: each field
 // is a comma list of `*`, `*/S`, `N`, `A-B` and `A-B/S`; star fields start with a `*` item.
 import fc from 'fast-check';
 

@@ -1,4 +1,4 @@
-// Properties of the canonical form (SPEC D1) over random valid expressions from the grammar:
+// Properties of the canonical form (docs/selectors.md) over random valid expressions from the grammar:
 // idempotent, preserves every field's matched set (day-of-week with 7 folded into 0) and the
 // star-ness of every field, and is accepted by the decoder's check.
 import fc from 'fast-check';

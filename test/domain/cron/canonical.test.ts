@@ -1,9 +1,9 @@
-// The canonical stored form of SPEC D1: the spec's examples, the acceptance table, the star-step
+// The canonical stored form of cron expressions (docs/selectors.md): its documented examples, a table of
 // choice, and the decoder's fixed-point check.
 import { canonicalizeCron, isCanonicalCron } from '../../../src/domain/cron/index.ts';
 import { ScheduleError } from '../../../src/domain/errors.ts';
 
-describe('canonicalizeCron: SPEC D1 examples', () => {
+describe('canonicalizeCron: docs/selectors.md examples', () => {
   const examples: Array<[string, string]> = [
     ['*/1 * * * *', '* * * * *'],
     ['0-59 * * * *', '0-59 * * * *'],
@@ -27,7 +27,7 @@ describe('canonicalizeCron: SPEC D1 examples', () => {
   });
 });
 
-describe('canonicalizeCron: acceptance table', () => {
+describe('canonicalizeCron: the table of canonical forms', () => {
   const table: Array<[string, string]> = [
     ['*/15 9-17 * * 1-5', '*/15 9-17 * * 1-5'],
     ['0,20,40 * * * *', '0-40/20 * * * *'],

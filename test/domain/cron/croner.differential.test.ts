@@ -1,7 +1,7 @@
 // croner 11 as a differential reference (it is not the engine): where the two dialects agree —
 // instants away from DST transitions, the Vixie day rule passed as croner's `domAndDow` — both
 // give the same next target. The cases below it pin the three places where croner does not follow
-// SPEC §3, which is why the project has its own engine.
+// docs/selectors.md, which is why the project has its own engine.
 import { Cron } from 'croner';
 import { nextCronAfter, parseCron } from '../../../src/domain/cron/index.ts';
 import { zoneRules } from '../../../src/domain/zoneRules.ts';
@@ -41,18 +41,18 @@ describe('croner 11 agrees away from DST and dialect differences', () => {
   }
 });
 
-describe('where croner 11 differs from SPEC §3', () => {
-  it('30 2 * * * in America/New_York: croner shifts the 2027-03-14 gap time, the spec skips the date', () => {
+describe('where croner 11 differs from docs/selectors.md', () => {
+  it('30 2 * * * in America/New_York: croner shifts the 2027-03-14 gap time, this project skips the date', () => {
     expect(theirs('30 2 * * *', 'America/New_York', '2027-03-13T12:00:00.000Z', true)).toBe('2027-03-14T07:00:00.000Z');
     expect(ours('30 2 * * *', 'America/New_York', '2027-03-13T12:00:00.000Z')).toBe('2027-03-15T06:30:00.000Z');
   });
 
-  it('30 * * * * in America/New_York: croner fires the repeated 01:30 of 2027-11-07 twice, the spec once', () => {
+  it('30 * * * * in America/New_York: croner fires the repeated 01:30 of 2027-11-07 twice, this project once', () => {
     expect(theirs('30 * * * *', 'America/New_York', '2027-11-07T05:30:00.000Z', true)).toBe('2027-11-07T06:30:00.000Z');
     expect(ours('30 * * * *', 'America/New_York', '2027-11-07T05:30:00.000Z')).toBe('2027-11-07T07:30:00.000Z');
   });
 
-  it('0 0 */2 * 1 in UTC: croner (default) treats */2 as restricted (OR), the spec as a star field (AND)', () => {
+  it('0 0 */2 * 1 in UTC: croner (default) treats */2 as restricted (OR), this project as a star field (AND)', () => {
     expect(theirs('0 0 */2 * 1', 'UTC', '2027-01-01T12:00:00.000Z', false)).toBe('2027-01-03T00:00:00.000Z');
     expect(ours('0 0 */2 * 1', 'UTC', '2027-01-01T12:00:00.000Z')).toBe('2027-01-11T00:00:00.000Z');
   });

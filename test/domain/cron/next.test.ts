@@ -1,5 +1,5 @@
 // nextCronAfter: the first firing instant strictly after an instant, under the day rule and the
-// wall-clock rules of SPEC §3 (gaps skipped, repeated wall times fire once at the earlier
+// wall-clock rules of docs/selectors.md (gaps skipped, repeated wall times fire once at the earlier
 // instant), in named zones. Expected instants are worked out by hand in each title's terms.
 import { cronCanMatch, nextCronAfter, parseCron } from '../../../src/domain/cron/index.ts';
 import { zoneRules } from '../../../src/domain/zoneRules.ts';
@@ -10,7 +10,7 @@ function next(expression: string, zone: string, after: string | number): string 
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-describe('nextCronAfter: acceptance first targets', () => {
+describe('nextCronAfter: first targets of known rules', () => {
   // [expression, zone, after, expected]
   const table: Array<[string, string, string, string]> = [
     ['0 0 */2 * 1', 'UTC', '2027-01-01T12:00:00.000Z', '2027-01-11T00:00:00.000Z'],

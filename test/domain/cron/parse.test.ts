@@ -1,5 +1,5 @@
 // Parsing of the 5-field Vixie dialect: the value sets and star-ness it produces, field
-// separators, and every rejected form of SPEC §3 with a message that names the offending field.
+// separators, and every rejected form of docs/selectors.md with a message that names the offending field.
 
 import { parseCron } from '../../../src/domain/cron/index.ts';
 import { ScheduleError } from '../../../src/domain/errors.ts';

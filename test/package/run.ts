@@ -1,0 +1,343 @@
+// `npm run test:package`: the package as a Host installs it. Packs the project with `npm pack`
+// (which builds it), checks the tarball's file list, installs the tarball into fresh projects in a
+// temporary folder and uses it there:
+//   1. a project with no TypeScript, no tsx and no dev tooling runs examples/quickstart.mjs with
+//      plain `node` (memory storage, the testing helpers, a reminder delivered on a manual clock)
+//      and gets the exact reminder text;
+//   2. the installed `agent-schedule` command (`npx agent-schedule preview …`) prints the right
+//      targets;
+//   3. a project with only `typescript` and `@types/node` (the versions this project pins)
+//      type-checks examples/embed.ts and examples/typed-results.ts with strict consumer settings
+//      and `skipLibCheck: false`, under `nodenext` and under `bundler` resolution, then compiles
+//      and runs typed-results; and type-checks a consumer of `agent-schedule/machines`.
+// Prints the tarball's size and file count; exits non-zero on any failure. The installs use the
+// npm cache first (`--prefer-offline`). KEEP_PACKAGE_TEST=1 keeps the temporary folder.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { REMINDER_TEXT, TYPED_RESULTS_OUTPUT } from './expected.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+
+/** The files a tarball may hold besides dist/. */
+const TOP_LEVEL_FILES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+/** Paths that must never be shipped: tests, benchmarks, CI, the reference Host, sources. */
+const FORBIDDEN =
+  /(^|\/)(test|tests|bench|\.ci|host|examples|scripts|visualizations|node_modules|data)(\/|$)|\.(test|bench)\.|(?<!\.d)\.ts$/;
+/** Dev tooling that must not reach a plain consumer's node_modules. */
+const DEV_TOOLING = ['typescript', 'tsx', 'vitest', 'vite', 'esbuild', '@biomejs/biome', 'fast-check', '@types/node'];
+
+/** Strict consumer settings the declarations must compile under. */
+const STRICT = {
+  target: 'es2022',
+  lib: ['es2022'],
+  types: ['node'],
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noPropertyAccessFromIndexSignature: true,
+  skipLibCheck: false,
+  noEmit: true,
+};
+
+interface Result {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const failures: string[] = [];
+
+function run(command: string, args: readonly string[], cwd: string): Result {
+  const r = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.error !== undefined) return { status: null, stdout: '', stderr: String(r.error) };
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** npm itself: the one running this script when there is one, else `npm` on the PATH. */
+const npmExecPath = process.env.npm_execpath;
+const npm = (args: readonly string[], cwd: string): Result =>
+  npmExecPath?.endsWith('.js') ? run(process.execPath, [npmExecPath, ...args], cwd) : run('npm', args, cwd);
+const npx = (args: readonly string[], cwd: string): Result => npm(['exec', '--no', '--', ...args], cwd);
+
+function check(name: string, ok: boolean, detail = ''): boolean {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${!ok && detail !== '' ? `\n${indent(detail)}` : ''}`);
+  if (!ok) failures.push(name);
+  return ok;
+}
+
+/** Runs one stage; an exception fails the stage (as a check) instead of ending the run. */
+function attempt(name: string, stage: () => void): void {
+  try {
+    stage();
+  } catch (error) {
+    check(name, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+  }
+}
+
+const indent = (text: string): string =>
+  text
+    .trimEnd()
+    .split('\n')
+    .slice(0, 60)
+    .map((line) => `       ${line}`)
+    .join('\n');
+const output = (r: Result): string => `exit ${r.status}\n${r.stdout}${r.stderr}`;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** A fresh `"type": "module"` project with `packages` installed from the registry cache. */
+function project(dir: string, packages: readonly string[]): boolean {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2)}\n`);
+  const r = npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--save-exact', ...packages], dir);
+  return check(
+    `npm install ${packages.map((p) => (p.endsWith('.tgz') ? basename(p) : p)).join(' ')} into a fresh project (${basename(dir)})`,
+    r.status === 0,
+    output(r),
+  );
+}
+
+interface PackEntry {
+  readonly filename: string;
+  readonly size: number;
+  readonly unpackedSize: number;
+  readonly entryCount: number;
+  readonly files: ReadonlyArray<{ readonly path: string }>;
+}
+
+function pack(dest: string): PackEntry | undefined {
+  const r = npm(['pack', '--json', '--pack-destination', dest], root);
+  // `prepack` (the build) prints before npm's JSON answer.
+  const json = r.stdout.slice(r.stdout.search(/^\[/m));
+  if (!check('npm pack (builds through prepack)', r.status === 0 && json.startsWith('['), output(r))) return undefined;
+  const [entry] = JSON.parse(json) as PackEntry[];
+  return entry;
+}
+
+function checkFileList(entry: PackEntry): void {
+  const paths = entry.files.map((f) => f.path);
+  const stray = paths.filter((p) => !p.startsWith('dist/') && !TOP_LEVEL_FILES.includes(p));
+  check('the tarball holds dist/, package.json, README.md, LICENSE and CHANGELOG.md only', stray.length === 0, stray.join('\n'));
+  const forbidden = paths.filter((p) => FORBIDDEN.test(p));
+  check('the tarball holds no test, bench, CI, Host or source file', forbidden.length === 0, forbidden.join('\n'));
+  const required = [
+    ...TOP_LEVEL_FILES,
+    'dist/src/index.js',
+    'dist/src/index.d.ts',
+    'dist/src/index.js.map',
+    'dist/src/testing.js',
+    'dist/src/testing.d.ts',
+    'dist/machines/index.js',
+    'dist/machines/index.d.ts',
+    'dist/src/cli/bin.js',
+  ];
+  const missing = required.filter((p) => !paths.includes(p));
+  check('the tarball holds every entry point, its declarations and source maps', missing.length === 0, missing.join('\n'));
+  const kinds = { '.js': 0, '.d.ts': 0, '.js.map': 0 };
+  for (const p of paths) {
+    if (p.endsWith('.d.ts')) kinds['.d.ts']++;
+    else if (p.endsWith('.js.map')) kinds['.js.map']++;
+    else if (p.endsWith('.js')) kinds['.js']++;
+  }
+  console.log(
+    `     tarball ${entry.filename}: ${(entry.size / 1024).toFixed(1)} KiB packed, ${(entry.unpackedSize / 1024).toFixed(1)} KiB unpacked, ` +
+      `${entry.entryCount} files (${kinds['.js']} .js, ${kinds['.d.ts']} .d.ts, ${kinds['.js.map']} .js.map; outside dist/: ${paths.filter((p) => !p.startsWith('dist/')).join(', ')})`,
+  );
+}
+
+/** Bare specifiers the shipped JavaScript imports must be Node built-ins or declared dependencies, and every dependency is used. */
+function checkImports(installed: string): void {
+  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const dependencies = Object.keys(manifest.dependencies ?? {});
+  const builtins = new Set(builtinModules);
+  const used = new Set<string>();
+  const undeclared: string[] = [];
+  for (const file of filesUnder(join(installed, 'dist')).filter((f) => f.endsWith('.js'))) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"./\s][^'"\s]*)\1/g)) {
+      const spec = match[2] ?? '';
+      if (spec.startsWith('node:') || builtins.has(spec)) continue;
+      const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec);
+      if (dependencies.includes(name)) used.add(name);
+      else undeclared.push(`${relative(installed, file)}: ${spec}`);
+    }
+  }
+  check('the shipped JavaScript imports only Node built-ins and declared dependencies', undeclared.length === 0, undeclared.join('\n'));
+  // A dependency the code does not import itself may be a required peer of one it does (zod for the MCP SDK).
+  const peersOf = (name: string): string[] => {
+    const peer = JSON.parse(readFileSync(join(installed, '..', name, 'package.json'), 'utf8')) as {
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    return Object.keys(peer.peerDependencies ?? {}).filter((p) => peer.peerDependenciesMeta?.[p]?.optional !== true);
+  };
+  const peers = new Map([...used].flatMap((name) => peersOf(name).map((peer): [string, string] => [peer, name])));
+  const unused = dependencies.filter((d) => !used.has(d) && !peers.has(d));
+  const asPeers = dependencies.filter((d) => !used.has(d) && peers.has(d)).map((d) => `${d} as a peer of ${peers.get(d)}`);
+  check(
+    `every runtime dependency is used by the shipped code (${[...used].join(', ')}${asPeers.length > 0 ? `; ${asPeers.join(', ')}` : ''})`,
+    unused.length === 0,
+    `unused: ${unused.join(', ')}`,
+  );
+  for (const [name, version] of Object.entries(manifest.dependencies ?? {})) {
+    check(`dependency ${name} is pinned exactly (${version})`, /^\d+\.\d+\.\d+$/.test(version));
+  }
+}
+
+function runtimeProject(dir: string, tarball: string): void {
+  if (!project(dir, [tarball])) return;
+  const modules = join(dir, 'node_modules');
+  const tooling = DEV_TOOLING.filter((name) => existsSync(join(modules, name)));
+  check('the installed package brings no TypeScript, tsx or dev tooling', tooling.length === 0, tooling.join('\n'));
+  const installed = join(modules, 'agent-schedule');
+  attempt('the shipped imports can be read', () => checkImports(installed));
+
+  copyFileSync(join(root, 'examples', 'quickstart.mjs'), join(dir, 'quickstart.mjs'));
+  const quick = run(process.execPath, ['quickstart.mjs'], dir);
+  check(
+    'plain node runs examples/quickstart.mjs and the Session gets the exact reminder text',
+    quick.stdout === `${REMINDER_TEXT}\n`,
+    output(quick),
+  );
+
+  const binPath = join(installed, 'dist', 'src', 'cli', 'bin.js');
+  const bin = existsSync(binPath) ? readFileSync(binPath, 'utf8') : '';
+  check(
+    'the installed bin is plain JavaScript run by node (#! line, no tsx)',
+    bin.startsWith('#!/usr/bin/env node\n') && !/(from\s*|import\s*\(\s*)['"]tsx/.test(bin),
+  );
+  const daily = npx(
+    [
+      'agent-schedule',
+      'preview',
+      '--daily',
+      '01:30:00',
+      '--tz',
+      'Europe/London',
+      '--from',
+      '2027-03-26T00:00:00Z',
+      '--count',
+      '3',
+      '--json',
+    ],
+    dir,
+  );
+  let targets: unknown;
+  try {
+    targets = (JSON.parse(daily.stdout) as Array<{ at: string; notes: string[] }>).map((o) => [o.at, o.notes.length > 0]);
+  } catch {
+    targets = undefined;
+  }
+  check(
+    'npx agent-schedule preview --daily 01:30:00 --tz Europe/London skips the DST gap of 2027-03-28',
+    daily.status === 0 &&
+      JSON.stringify(targets) ===
+        JSON.stringify([
+          ['2027-03-26T01:30:00.000Z', false],
+          ['2027-03-27T01:30:00.000Z', false],
+          ['2027-03-29T00:30:00.000Z', true],
+        ]),
+    output(daily),
+  );
+  const cron = npx(
+    ['agent-schedule', 'preview', '--cron', '*/15 9-17 * * 1-5', '--tz', 'Asia/Shanghai', '--from', '2030-01-04T00:00:00Z', '--count', '3'],
+    dir,
+  );
+  const rows = cron.stdout.split('\n').filter((line) => /^\d{4}-/.test(line));
+  check(
+    'npx agent-schedule preview --cron "*/15 9-17 * * 1-5" --tz Asia/Shanghai prints the next three targets',
+    cron.status === 0 &&
+      JSON.stringify(rows.map((line) => line.split(/\s+/).slice(0, 3))) ===
+        JSON.stringify([
+          ['2030-01-04T01:00:00.000Z', '2030-01-04T09:00:00', '+08:00'],
+          ['2030-01-04T01:15:00.000Z', '2030-01-04T09:15:00', '+08:00'],
+          ['2030-01-04T01:30:00.000Z', '2030-01-04T09:30:00', '+08:00'],
+        ]),
+    output(cron),
+  );
+  const usage = npx(['agent-schedule', 'preview'], dir);
+  check('npx agent-schedule with bad usage exits 2', usage.status === 2, output(usage));
+}
+
+function writeTsconfig(dir: string, name: string, options: Record<string, unknown>, files: readonly string[]): void {
+  writeFileSync(join(dir, name), `${JSON.stringify({ compilerOptions: { ...STRICT, ...options }, files }, null, 2)}\n`);
+}
+
+function typesProject(dir: string, tarball: string): void {
+  const pins = ['typescript', '@types/node'].map((name) => `${name}@${rootManifest.devDependencies[name]}`);
+  if (!project(dir, [tarball, ...pins])) return;
+  const tsc = (config: string, ...extra: string[]): Result =>
+    run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config, ...extra], dir);
+  for (const file of ['embed.ts', 'typed-results.ts']) copyFileSync(join(root, 'examples', file), join(dir, file));
+  copyFileSync(join(root, 'test', 'package', 'consumer', 'machines.ts'), join(dir, 'machines.ts'));
+  const consumers = ['embed.ts', 'typed-results.ts'];
+  writeTsconfig(dir, 'tsconfig.nodenext.json', { module: 'nodenext', moduleResolution: 'nodenext' }, consumers);
+  writeTsconfig(dir, 'tsconfig.bundler.json', { module: 'esnext', moduleResolution: 'bundler' }, consumers);
+  writeTsconfig(dir, 'tsconfig.machines.json', { module: 'nodenext', moduleResolution: 'nodenext' }, ['machines.ts']);
+  const flags = 'strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, noPropertyAccessFromIndexSignature, skipLibCheck false';
+
+  const version = tsc('tsconfig.nodenext.json', '--version');
+  console.log(`     consumer TypeScript: ${version.stdout.trim()}`);
+  const nodenext = tsc('tsconfig.nodenext.json');
+  check(
+    `examples/embed.ts and typed-results.ts type-check against the package (nodenext; ${flags})`,
+    nodenext.status === 0,
+    output(nodenext),
+  );
+  const bundler = tsc('tsconfig.bundler.json');
+  check(`examples/embed.ts and typed-results.ts type-check against the package (bundler; ${flags})`, bundler.status === 0, output(bundler));
+
+  const emitted = tsc('tsconfig.nodenext.json', '--noEmit', 'false', '--outDir', 'out');
+  if (check('typed-results.ts compiles to JavaScript', emitted.status === 0, output(emitted))) {
+    const typed = run(process.execPath, [join('out', 'typed-results.js')], dir);
+    check(
+      'the compiled typed-results.js runs and narrows every answer as typed',
+      typed.stdout === `${TYPED_RESULTS_OUTPUT}\n`,
+      output(typed),
+    );
+  }
+
+  // XState's own declarations do not compile under exactOptionalPropertyTypes with skipLibCheck
+  // false (TS2344 in xstate/dist/declarations/src/setup.d.ts); the main entry does not load them,
+  // the machines entry must. Every diagnostic must lie inside XState, none in this package.
+  const machines = tsc('tsconfig.machines.json');
+  const diagnostics = machines.stdout.split('\n').filter((line) => /^\S.*\(\d+,\d+\): error TS\d+/.test(line));
+  const ours = diagnostics.filter((line) => !line.startsWith('node_modules/xstate/'));
+  check(
+    `a consumer of agent-schedule/machines type-checks (nodenext; ${flags}): ${diagnostics.length - ours.length} diagnostics, all in XState's own declarations`,
+    ours.length === 0 && (machines.status === 0 || diagnostics.length > 0),
+    output(machines),
+  );
+}
+
+function main(): number {
+  const work = mkdtempSync(join(tmpdir(), 'agent-schedule-package-'));
+  console.log(`package test in ${work}`);
+  try {
+    const entry = pack(work);
+    if (entry === undefined) return 1;
+    checkFileList(entry);
+    const tarball = join(work, entry.filename);
+    attempt('the runtime project', () => runtimeProject(join(work, 'runtime'), tarball));
+    attempt('the types project', () => typesProject(join(work, 'types'), tarball));
+  } finally {
+    if (process.env.KEEP_PACKAGE_TEST === '1') console.log(`kept ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+  console.log(failures.length === 0 ? 'package test passed' : `package test FAILED: ${failures.length} check(s)`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+process.exitCode = main();
