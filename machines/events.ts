@@ -1,12 +1,54 @@
 // The messages of the actor system: what the service sends the supervisor, what the supervisor
 // routes to Session and task actors, what the effect actors return, and what the supervisor emits
-// back. Plain data only, so the inspector can serialise every event.
+// back, and the protocol a Host speaks with the supervisor (`schedule.call` / `schedule.reply` /
+// `schedule.changed` / `schedule.close`). Plain data only, so the inspector can serialise every
+// event — the one exception is `SupervisorRuntime`, the opaque handle of the effects, which
+// serialises to a fixed label.
+import type { AnyActorRef } from 'xstate';
 import type { TaskRow } from '../src/domain/types.ts';
 
 /** One unit of work in the supervisor's mailbox. `requestId` is null for internal commands. */
 export interface MailboxCommand {
-  readonly requestId: number | null;
+  readonly requestId: string | null;
   readonly operation: Operation;
+  /** Where the reply goes; without it, to the supervisor's parent (or emitted, for a root actor). */
+  readonly replyTo?: AnyActorRef;
+}
+
+/** A call a Host sends the supervisor in a `schedule.call` event. */
+export type ScheduleCall =
+  | { readonly kind: 'tool'; readonly sessionId: string; readonly name: string; readonly args: unknown; readonly signal?: AbortSignal }
+  | { readonly kind: 'remote'; readonly method: RemoteMethod; readonly request?: unknown }
+  | { readonly kind: 'archive'; readonly method: 'sessionActivity' | 'sessionStop'; readonly sessionId: string };
+
+/** What a refused call would reject with: a `ScheduleError` (`code`, `message`) or the abort reason. */
+export type ScheduleReplyError = Error & { readonly code?: string };
+
+/** How a call settles: the value its service method resolves with, or what it rejects with. */
+export type ScheduleReplyBody = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: ScheduleReplyError };
+
+/** The supervisor's answer to one `schedule.call`. */
+export type ScheduleReplyEvent = { readonly type: 'schedule.reply'; readonly requestId: string } & ScheduleReplyBody;
+
+/** Sent to the supervisor's parent after each committed change. */
+export interface ScheduleChangedEvent {
+  readonly type: 'schedule.changed';
+  readonly sessionId: string;
+  readonly ids: readonly string[];
+}
+
+/**
+ * The effects of one supervisor — storage, Sessions, clock and the in-memory table — as the
+ * machines see them: an opaque handle created by the `openDomain` actor and handed, as input, to
+ * the effect actors. `whenIdle` resolves once no call, timer callback, delivery attempt or write is
+ * in progress; `callBegan` / `callEnded` count the calls a wrapper is waiting on.
+ */
+export interface SupervisorRuntime {
+  whenIdle(): Promise<void>;
+  callBegan(): void;
+  callEnded(): void;
+  /** A fixed label: the handle sits in actor contexts, which inspectors serialise. */
+  toJSON(): string;
 }
 
 /** What a mailbox slot does; the service's `executeCommand` actor interprets it. */
@@ -18,6 +60,11 @@ export type Operation =
   | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };
 
 export type RemoteMethod = 'catalog' | 'get' | 'list' | 'history' | 'update' | 'delete';
+
+/** The input of a Session's `deliverBatch` actor: the request and the effects to run it with. */
+export interface DeliveryInput extends DeliveryRequest {
+  readonly runtime: SupervisorRuntime | undefined;
+}
 
 /** A reminder the Session acknowledged (its flush succeeded). */
 export interface DeliveredReminder {
@@ -70,9 +117,9 @@ export interface DomainChange {
   readonly ids: readonly string[];
 }
 
-/** What `executeCommand` returns for one slot. */
+/** What the slot runner returns for one slot. */
 export interface CommandOutcome {
-  readonly reply: unknown;
+  readonly reply: ScheduleReplyBody;
   readonly effects: readonly ActorEffect[];
   readonly changes: readonly DomainChange[];
 }
@@ -90,13 +137,13 @@ export interface DeliveryRequest {
   readonly rows: readonly TaskRow[];
 }
 
-/** Events the supervisor emits to the service (`actor.on(type, …)`). */
+/**
+ * Events the supervisor emits (`actor.on(type, …)`): every committed change, and — for a root
+ * supervisor with no parent, when a call names no `replyTo` — its replies.
+ */
 export type SupervisorEmitted =
-  | { readonly type: 'reply'; readonly requestId: number; readonly reply: unknown }
-  | { readonly type: 'changed'; readonly changes: readonly DomainChange[] }
-  | { readonly type: 'slot.done'; readonly requestIds: readonly (number | null)[] }
-  | { readonly type: 'delivery.failed'; readonly sessionId: string; readonly ids: readonly string[]; readonly now: number }
-  | { readonly type: 'session.idle'; readonly sessionId: string };
+  | ScheduleReplyEvent
+  | { readonly type: 'schedule/changed'; readonly sessionId: string; readonly ids: readonly string[] };
 
 /** The prefix of a Session actor's id under the supervisor. */
 export const sessionActorId = (sessionId: string): string => `session:${sessionId}`;

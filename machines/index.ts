@@ -1,5 +1,12 @@
-// The public machines (`agent-schedule/machines`): a Host built on XState can spawn the
-// supervisor as a child of its own system, providing the effect actors the service provides.
+// The public machines (`agent-schedule/machines`): a Host built on XState invokes
+// `scheduleSupervisor` — the supervisor with its real effect actors — as a child of its own system.
+// The one import of this folder from outside `xstate` and `src/domain`: the entry point re-exports
+// the assembled supervisor (the machines themselves never import the runtime).
+export {
+  type ScheduleSupervisor,
+  type ScheduleSupervisorInput,
+  scheduleSupervisor,
+} from '../src/runtime/scheduleSupervisor.ts';
 export type {
   ActorEffect,
   CommandOutcome,
@@ -11,7 +18,13 @@ export type {
   MailboxCommand,
   Operation,
   RemoteMethod,
+  ScheduleCall,
+  ScheduleChangedEvent,
+  ScheduleReplyBody,
+  ScheduleReplyError,
+  ScheduleReplyEvent,
   SupervisorEmitted,
+  SupervisorRuntime,
 } from './events.ts';
 export { SESSION_GROUPS, sessionActorId, sessionGroupId } from './events.ts';
 export { type SessionGroupEvent, type SessionGroupMachine, type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
@@ -21,8 +34,10 @@ export {
   type SlotRunEvent,
   type SupervisorContext,
   type SupervisorEvent,
+  type SupervisorInput,
   type SupervisorMachine,
   supervisorMachine,
+  type TimerEvent,
 } from './supervisorMachine.ts';
 export {
   TASK_GROUP_SIZE,

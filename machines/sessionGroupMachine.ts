@@ -7,7 +7,7 @@
 // actors when they get active tasks, forwards events to them in order, stops (retires) them, and
 // passes their delivery results up to the supervisor.
 import { enqueueActions, sendParent, setup } from 'xstate';
-import { sessionActorId } from './events.ts';
+import { type SupervisorRuntime, sessionActorId } from './events.ts';
 import { type DeliveryFailedEvent, type DeliveryFlushedEvent, type SessionEvent, sessionMachine } from './sessionMachine.ts';
 
 /** One step for one Session of the group, applied in order. */
@@ -24,13 +24,15 @@ export type SessionGroupEvent =
 
 export const sessionGroupMachine = setup({
   types: {
+    context: {} as { readonly runtime: SupervisorRuntime | undefined },
+    input: {} as { readonly runtime?: SupervisorRuntime | undefined } | undefined,
     events: {} as SessionGroupEvent,
   },
   actors: {
     session: sessionMachine,
   },
   actions: {
-    route: enqueueActions(({ enqueue, event, self }) => {
+    route: enqueueActions(({ enqueue, event, self, context }) => {
       if (event.type !== 'sessions.route') return;
       // Spawns and stops queued here land in the snapshot only after this action, so the live
       // set is tracked alongside it.
@@ -47,7 +49,7 @@ export const sessionGroupMachine = setup({
         }
         if (!isLive(id)) {
           if (!route.spawn) continue;
-          enqueue.spawnChild('session', { id, input: { sessionId: route.sessionId } });
+          enqueue.spawnChild('session', { id, input: { sessionId: route.sessionId, runtime: context.runtime } });
           live.set(id, true);
         }
         enqueue.sendTo(id, route.event);
@@ -57,6 +59,7 @@ export const sessionGroupMachine = setup({
   },
 }).createMachine({
   id: 'sessionGroup',
+  context: ({ input }) => ({ runtime: input?.runtime }),
   initial: 'routing',
   states: {
     routing: {

@@ -7,7 +7,7 @@
 // the service provides.
 import { type ActorRefFrom, enqueueActions, fromPromise, sendParent, setup } from 'xstate';
 import type { TaskRow } from '../src/domain/types.ts';
-import type { DeliveryOutcome, DeliveryRequest } from './events.ts';
+import type { DeliveryInput, DeliveryOutcome, SupervisorRuntime } from './events.ts';
 import { TASK_GROUP_SIZE, type TaskDelivery, type TaskGroupEvent, type TaskGroupMachine, taskGroupMachine } from './taskGroupMachine.ts';
 import { isDueAt, type TaskEvent, type TaskMachine } from './taskMachine.ts';
 
@@ -30,6 +30,8 @@ export type SessionEvent =
 
 export interface SessionContext {
   readonly sessionId: string;
+  /** The effects the delivery attempts run with (absent in a machine tested on its own). */
+  readonly runtime: SupervisorRuntime | undefined;
   /** Ids reported due and not yet part of an attempt. */
   readonly due: readonly string[];
   /** The rows of the attempt in flight. */
@@ -131,13 +133,13 @@ class GroupSends {
 export const sessionMachine = setup({
   types: {
     context: {} as SessionContext,
-    input: {} as { readonly sessionId: string },
+    input: {} as { readonly sessionId: string; readonly runtime?: SupervisorRuntime | undefined },
     events: {} as SessionEvent,
   },
   actors: {
     taskGroup: taskGroupMachine,
     /** Resolve → followup → flush for one Session; provided by the service. */
-    deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(async () => {
+    deliverBatch: fromPromise<DeliveryOutcome, DeliveryInput>(async () => {
       throw new Error('deliverBatch is provided by the service');
     }),
   },
@@ -241,7 +243,7 @@ export const sessionMachine = setup({
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({ sessionId: input.sessionId, due: [], inFlight: [], now: 0 }),
+  context: ({ input }) => ({ sessionId: input.sessionId, runtime: input.runtime, due: [], inFlight: [], now: 0 }),
   initial: 'idle',
   on: {
     'tasks.spawn': { actions: 'putTasks' },
@@ -264,7 +266,7 @@ export const sessionMachine = setup({
       description: 'Resolve the Agent, append the messages, flush the Session.',
       invoke: {
         src: 'deliverBatch',
-        input: ({ context }) => ({ sessionId: context.sessionId, now: context.now, rows: context.inFlight }),
+        input: ({ context }) => ({ sessionId: context.sessionId, now: context.now, rows: context.inFlight, runtime: context.runtime }),
         onDone: {
           target: 'committing',
           actions: sendParent(

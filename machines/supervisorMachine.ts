@@ -1,41 +1,106 @@
 // The root of the actor system: `opening` (decode the stored domain and spawn the actors) →
 // `running` (one mailbox: every call and every delivery commit takes its place in arrival order
-// and runs alone, its persistence awaited inside its slot) → `closing` (once the mailbox is
-// drained) → `closed`. Session actors — one per Session with active tasks — live in Session
+// and runs alone, its persistence awaited inside its slot) → `closing` (once accepted work is
+// drained) → `closed` (final). Session actors — one per Session with active tasks — live in Session
 // groups (`sessionGroupMachine.ts`); the supervisor routes the timer's due tasks and each slot's
-// committed effects to them through their groups. The slot's work — validation,
-// the write through the storage port — is done by the `slotRunner` actor the service provides (one
-// long-lived child: it receives `slot.run` and answers `slot.done`, so a slot spawns nothing), as
-// are `openDomain` and `closeDomain`; this file holds no I/O.
-import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+// committed effects to them through their groups. A Host speaks to it with `schedule.call` and
+// `schedule.close` and hears `schedule.reply` and `schedule.changed`. The effects come in through
+// the input (the Host's ports) and run in small effect actors: `openDomain` (opens the storage and
+// creates the runtime handle), the long-lived `slotRunner` (receives `slot.run`, answers
+// `slot.done`, so a slot spawns nothing), the `timer` over the injected clock (sends `clock.tick`)
+// and `closeDomain`. The stubs below throw; `scheduleSupervisor` provides the real ones. This file
+// holds no I/O.
+import { type AnyActorRef, assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { ScheduleError } from '../src/domain/errors.ts';
 import type { TaskRow } from '../src/domain/types.ts';
-import type { ActorEffect, CommandOutcome, DueTasks, MailboxCommand, SupervisorEmitted } from './events.ts';
+import type {
+  ActorEffect,
+  CommandOutcome,
+  DueTasks,
+  MailboxCommand,
+  Operation,
+  ScheduleCall,
+  ScheduleReplyEvent,
+  SupervisorEmitted,
+  SupervisorRuntime,
+} from './events.ts';
 import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
 import { type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
 import type { DeliveryFailedEvent, DeliveryFlushedEvent } from './sessionMachine.ts';
 
 export type SupervisorEvent =
-  /** A call took its place in the mailbox. */
-  | { readonly type: 'command'; readonly command: MailboxCommand }
-  /** The timer woke and found these tasks due. */
-  | { readonly type: 'clock.wake'; readonly now: number; readonly due: readonly DueTasks[] }
-  /** Drain the mailbox, then close the domain. */
-  | { readonly type: 'close' }
+  /** A call takes its place in the mailbox; its reply goes to `replyTo`, else to the parent. */
+  | { readonly type: 'schedule.call'; readonly requestId: string; readonly call: ScheduleCall; readonly replyTo?: AnyActorRef }
+  /** The timer woke at `now` and found these tasks due. */
+  | { readonly type: 'clock.tick'; readonly now: number; readonly due: readonly DueTasks[] }
+  /** Drain accepted work, close the storage, then stop (status `done`). */
+  | { readonly type: 'schedule.close' }
+  /** The timer has stopped and no attempt, timer callback or counted call is left in progress. */
+  | { readonly type: 'timer.drained' }
   /** The slot runner finished the slot at the head of the mailbox (`count` commands). */
   | { readonly type: 'slot.done'; readonly outcome: CommandOutcome; readonly count: number }
   | DeliveryFlushedEvent
   | DeliveryFailedEvent;
 
+/**
+ * The supervisor's input: the Host's ports, read only by the `openDomain` actor. A member
+ * `keepTreeOnClose: true` (set by `createScheduleService`) makes a close end in the non-final
+ * `closed` state instead of `done`: reaching a final state stops every descendant one at a time,
+ * and XState copies an actor's children map for each child it stops (quadratic in a task group's
+ * size: seconds for 100k tasks), while a wrapper that drops its reference lets the garbage
+ * collector reclaim the whole tree at once.
+ */
+export type SupervisorInput = object;
+
+const keepsTreeOnClose = (input: SupervisorInput): boolean => 'keepTreeOnClose' in input && input.keepTreeOnClose === true;
+
 export interface SupervisorContext {
   /** Commands waiting for their slot, oldest first. */
   readonly queue: Mailbox<MailboxCommand>;
+  /** `schedule.close` was received: the timer drains once the supervisor runs. */
+  readonly closeAsked: boolean;
+  /** The work accepted before the close is drained: close once the mailbox is empty. */
   readonly closeRequested: boolean;
+  readonly input: SupervisorInput;
+  /** The effects of this supervisor, from `openDomain` (null until the domain is open). */
+  readonly runtime: SupervisorRuntime | null;
 }
 
-/** What `openDomain` yields: the active rows to spawn actors for. */
+/** What `openDomain` yields: the active rows to spawn actors for, and the effects' handle. */
 export interface OpenedDomain {
   readonly activeRows: readonly TaskRow[];
+  readonly runtime: SupervisorRuntime;
+}
+
+/** What the supervisor tells its timer. */
+export type TimerEvent =
+  /** A delivery attempt failed before anything was flushed: retry (or park) its tasks. */
+  | DeliveryFailedEvent
+  /** Stop the timer, hand out the receipts waiting for a write, and answer `timer.drained` once idle. */
+  | { readonly type: 'timer.drain' };
+
+/** The input of the timer and the other effect actors that run with an open domain. */
+export interface RuntimeInput {
+  readonly runtime: SupervisorRuntime | null;
+  /** For the timer: drain at once (the close arrived while the domain was opening). */
+  readonly drain?: boolean;
+}
+
+/** The mailbox operation a Host's call stands for. */
+export function callOperation(call: ScheduleCall): Operation {
+  switch (call.kind) {
+    case 'tool':
+      return call.signal === undefined
+        ? { kind: 'tool', sessionId: call.sessionId, name: call.name, args: call.args }
+        : { kind: 'tool', sessionId: call.sessionId, name: call.name, args: call.args, signal: call.signal };
+    case 'remote':
+      return { kind: 'remote', method: call.method, request: call.request };
+    case 'archive':
+      return call.method === 'sessionActivity'
+        ? { kind: 'archive.activity', sessionId: call.sessionId }
+        : { kind: 'archive.stop', sessionId: call.sessionId };
+  }
 }
 
 /** What the supervisor sends its slot runner: the commands of the slot at the head of the mailbox. */
@@ -108,31 +173,45 @@ class GroupRoutes {
 export const supervisorMachine = setup({
   types: {
     context: {} as SupervisorContext,
+    input: {} as SupervisorInput,
     events: {} as SupervisorEvent,
     emitted: {} as SupervisorEmitted,
   },
   actors: {
     sessionGroup: sessionGroupMachine,
-    /** Loads and decodes the stored domain; provided by the service. */
-    openDomain: fromPromise<OpenedDomain>(async () => {
-      throw new Error('openDomain is provided by the service');
+    /** Opens and decodes the stored domain with the input's ports; provided by `scheduleSupervisor`. */
+    openDomain: fromPromise<OpenedDomain, SupervisorInput>(async () => {
+      throw new Error('openDomain is provided by scheduleSupervisor');
     }),
-    /** Runs mailbox slots one at a time: receives `slot.run`, answers `slot.done`; provided by the service. */
-    slotRunner: fromCallback<SlotRunEvent>(() => {
-      throw new Error('slotRunner is provided by the service');
+    /** Runs mailbox slots one at a time: receives `slot.run`, answers `slot.done`. */
+    slotRunner: fromCallback<SlotRunEvent, RuntimeInput>(() => {
+      throw new Error('slotRunner is provided by scheduleSupervisor');
     }),
-    /** Closes the storage; provided by the service. */
-    closeDomain: fromPromise<void>(async () => {
-      throw new Error('closeDomain is provided by the service');
+    /** The one timer over the injected clock: sends `clock.tick` with the tasks due. */
+    timer: fromCallback<TimerEvent, RuntimeInput>(() => {
+      throw new Error('timer is provided by scheduleSupervisor');
+    }),
+    /** Closes the storage. */
+    closeDomain: fromPromise<void, RuntimeInput>(async () => {
+      throw new Error('closeDomain is provided by scheduleSupervisor');
     }),
   },
   guards: {
     hasQueued: ({ context }) => context.queue.size > 0,
     closeRequested: ({ context }) => context.closeRequested,
+    notClosing: ({ context }) => !context.closeAsked,
+    keepTreeOnClose: ({ context }) => keepsTreeOnClose(context.input),
   },
   actions: {
     enqueueCommand: assign(({ context, event }) => {
-      if (event.type === 'command') return { queue: mailboxPush(context.queue, event.command) };
+      if (event.type === 'schedule.call') {
+        const operation = callOperation(event.call);
+        const command: MailboxCommand =
+          event.replyTo === undefined
+            ? { requestId: event.requestId, operation }
+            : { requestId: event.requestId, operation, replyTo: event.replyTo };
+        return { queue: mailboxPush(context.queue, command) };
+      }
       if (event.type === 'delivery.flushed') {
         const command: MailboxCommand = {
           requestId: null,
@@ -143,22 +222,27 @@ export const supervisorMachine = setup({
       return {};
     }),
     dequeue: assign(({ context, event }) => ({ queue: mailboxDrop(context.queue, event.type === 'slot.done' ? event.count : 1) })),
+    askClose: assign({ closeAsked: true }),
     requestClose: assign({ closeRequested: true }),
+    drainTimer: sendTo('timer', { type: 'timer.drain' }),
+    forwardToTimer: sendTo('timer', ({ event }) => event as DeliveryFailedEvent),
     /** Spawns Session actors and their task actors; the rows of one Session arrive in one event. */
-    spawnRows: enqueueActions(({ enqueue, event, self }) => {
-      const rows = 'output' in event ? (event.output as OpenedDomain).activeRows : [];
+    spawnRows: enqueueActions(({ enqueue, event, self, context }) => {
+      const rows = context.runtime === null ? [] : openedRows(event);
+      const input = { runtime: context.runtime ?? undefined };
       const routes = new GroupRoutes();
       for (const [sessionId, group] of groupBySession(rows)) {
         routes.add({ type: 'send', sessionId, event: { type: 'tasks.spawn', rows: group }, spawn: true });
       }
       for (const group of routes.sends(self.getSnapshot().children)) {
-        if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id });
+        if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id, input });
         enqueue.sendTo(group.id, group.event);
       }
     }),
     /** Routes a committed slot's effects to the Session actors. */
-    applyEffects: enqueueActions(({ enqueue, event, self }) => {
+    applyEffects: enqueueActions(({ enqueue, event, self, context }) => {
       if (event.type !== 'slot.done') return;
+      const input = { runtime: context.runtime ?? undefined };
       const routes = new GroupRoutes();
       for (const effect of event.outcome.effects as readonly ActorEffect[]) {
         switch (effect.type) {
@@ -191,22 +275,47 @@ export const supervisorMachine = setup({
         }
       }
       for (const group of routes.sends(self.getSnapshot().children)) {
-        if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id });
+        if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id, input });
         enqueue.sendTo(group.id, group.event);
       }
     }),
-    /** Hands the slot's reply and committed changes to the service. */
-    reportSlot: enqueueActions(({ enqueue, event, context }) => {
+    /**
+     * Sends the slot's reply to the caller — its `replyTo`, else the parent; a root supervisor
+     * emits it — and tells the parent (and `schedule/changed` listeners) of each committed change.
+     */
+    reportSlot: enqueueActions(({ enqueue, event, context, self }) => {
       if (event.type !== 'slot.done') return;
       const outcome = event.outcome;
-      const requestIds = mailboxHead(context.queue, event.count).map((command) => command.requestId);
-      const requestId = requestIds.length === 1 ? requestIds[0]! : null;
-      if (requestId !== null) enqueue.emit({ type: 'reply', requestId, reply: outcome.reply });
-      if (outcome.changes.length > 0) enqueue.emit({ type: 'changed', changes: outcome.changes });
-      enqueue.emit({ type: 'slot.done', requestIds });
+      const commands = mailboxHead(context.queue, event.count);
+      const command = commands.length === 1 ? commands[0] : undefined;
+      const parent: AnyActorRef | undefined = self._parent;
+      if (command !== undefined && command.requestId !== null) {
+        const reply: ScheduleReplyEvent = { type: 'schedule.reply', requestId: command.requestId, ...outcome.reply };
+        const target = command.replyTo ?? parent;
+        if (target === undefined) enqueue.emit(reply);
+        else enqueue.sendTo(target, reply);
+      }
+      for (const change of outcome.changes) {
+        const ids = [...change.ids];
+        if (parent !== undefined) enqueue.sendTo(parent, { type: 'schedule.changed', sessionId: change.sessionId, ids });
+        enqueue.emit({ type: 'schedule/changed', sessionId: change.sessionId, ids });
+      }
+    }),
+    /** A call that arrives once the supervisor is closing is refused: nothing is left to run it. */
+    refuseClosed: enqueueActions(({ enqueue, event, self }) => {
+      if (event.type !== 'schedule.call') return;
+      const reply: ScheduleReplyEvent = {
+        type: 'schedule.reply',
+        requestId: event.requestId,
+        ok: false,
+        error: new ScheduleError('internal_error', 'The schedule service is closed.'),
+      };
+      const target: AnyActorRef | undefined = event.replyTo ?? self._parent;
+      if (target === undefined) enqueue.emit(reply);
+      else enqueue.sendTo(target, reply);
     }),
     routeDue: enqueueActions(({ enqueue, event, self }) => {
-      if (event.type !== 'clock.wake') return;
+      if (event.type !== 'clock.tick') return;
       const routes = new GroupRoutes();
       for (const due of event.due) {
         routes.add({ type: 'send', sessionId: due.sessionId, event: { type: 'tasks.due', now: event.now, ids: due.ids }, spawn: false });
@@ -216,34 +325,43 @@ export const supervisorMachine = setup({
         enqueue.sendTo(group.id, group.event);
       }
     }),
-    reportDeliveryFailure: emit(({ event }) => {
-      const failed = event as DeliveryFailedEvent;
-      return { type: 'delivery.failed' as const, sessionId: failed.sessionId, ids: failed.ids, now: failed.now };
-    }),
+    keepRuntime: assign(({ event }) => ({ runtime: 'output' in event ? (event.output as OpenedDomain).runtime : null })),
+    /** Ends the supervisor with the error (status `error`; a parent's `invoke.onError` receives it). */
+    fail: ({ event }) => {
+      throw 'error' in event ? event.error : new Error('The schedule supervisor failed.');
+    },
   },
 }).createMachine({
   id: 'supervisor',
-  context: { queue: emptyMailbox(), closeRequested: false },
+  context: ({ input }) => ({ queue: emptyMailbox(), closeAsked: false, closeRequested: false, input, runtime: null }),
   initial: 'opening',
+  on: {
+    'schedule.call': { actions: 'enqueueCommand' },
+  },
   states: {
     opening: {
-      description: 'Decodes the stored domain and spawns the actors of the active tasks.',
+      description: 'Decodes the stored domain and spawns the actors of the active tasks; calls wait in the mailbox.',
       invoke: {
         src: 'openDomain',
-        onDone: { target: 'running', actions: 'spawnRows' },
+        input: ({ context }) => context.input,
+        onDone: { target: 'running', actions: ['keepRuntime', 'spawnRows'] },
         onError: { target: 'failed' },
       },
+      on: { 'schedule.close': { actions: 'askClose' } },
     },
     running: {
       description: 'One mailbox: calls and delivery commits run one slot at a time, in arrival order.',
       initial: 'idle',
-      invoke: { id: 'slots', src: 'slotRunner' },
+      invoke: [
+        { id: 'slots', src: 'slotRunner', input: ({ context }) => ({ runtime: context.runtime }) },
+        { id: 'timer', src: 'timer', input: ({ context }) => ({ runtime: context.runtime, drain: context.closeAsked }) },
+      ],
       on: {
-        command: { actions: 'enqueueCommand' },
         'delivery.flushed': { actions: 'enqueueCommand' },
-        'delivery.failed': { actions: 'reportDeliveryFailure' },
-        'clock.wake': { actions: 'routeDue' },
-        close: { actions: 'requestClose' },
+        'delivery.failed': { actions: 'forwardToTimer' },
+        'clock.tick': { actions: 'routeDue' },
+        'schedule.close': { guard: 'notClosing', actions: ['askClose', 'drainTimer'] },
+        'timer.drained': { actions: 'requestClose' },
       },
       states: {
         idle: {
@@ -261,22 +379,33 @@ export const supervisorMachine = setup({
       },
     },
     closing: {
-      description: 'The mailbox is drained; the storage closes.',
+      description: 'Accepted work is drained; the storage closes (a failed close ends the supervisor with its error).',
+      on: { 'schedule.call': { actions: 'refuseClosed' } },
       invoke: {
         src: 'closeDomain',
-        onDone: { target: 'closed' },
-        onError: { target: 'closed' },
+        input: ({ context }) => ({ runtime: context.runtime }),
+        onDone: [{ guard: 'keepTreeOnClose', target: 'closed' }, { target: 'done' }],
+        onError: { target: 'failed' },
       },
     },
+    /** Closed: status `done`, every descendant stopped. */
+    done: { type: 'final', description: 'The storage is closed; the supervisor is done (status done).' },
     /**
-     * The domain is closed. Deliberately not a final state: reaching one makes XState stop every
-     * descendant one at a time, copying the parent's children map for each (quadratic in the
-     * children of an actor). A closed supervisor is idle and holds no timers; the service drops
-     * its reference and the whole tree is reclaimed by the garbage collector.
+     * Closed for a wrapper that drops the actor tree (`keepTreeOnClose`): idle, no timers, no
+     * teardown; the garbage collector reclaims the tree once the wrapper lets go of it.
      */
-    closed: { description: 'Closed; the service has dropped the actor tree.' },
-    failed: { type: 'final', description: 'The stored domain could not be opened.' },
+    closed: {
+      description: 'The storage is closed; the wrapper drops the actor tree.',
+      on: { 'schedule.call': { actions: 'refuseClosed' } },
+    },
+    /** Ends the supervisor with the error of `openDomain` or `closeDomain` (status `error`). */
+    failed: { entry: 'fail', description: 'The stored domain could not be opened (or closed): the supervisor errors.' },
   },
 });
+
+/** The rows of the `openDomain` done event. */
+function openedRows(event: { readonly type: string }): readonly TaskRow[] {
+  return 'output' in event ? (event.output as OpenedDomain).activeRows : [];
+}
 
 export type SupervisorMachine = typeof supervisorMachine;

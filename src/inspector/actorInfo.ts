@@ -106,6 +106,8 @@ export function eventSession(event: unknown): string | undefined {
   if (!isBag(event)) return undefined;
   const direct = stringAt(event, 'sessionId');
   if (direct !== undefined) return direct;
+  // A Host's `schedule.call` names its Session in the call.
+  if (isBag(event.call)) return stringAt(event.call, 'sessionId');
   const command = event.command;
   if (!isBag(command) || !isBag(command.operation)) return undefined;
   return stringAt(command.operation, 'sessionId');

@@ -19,10 +19,6 @@ export class Activity {
     if (this.count === 0) this.scheduleCheck();
   }
 
-  get busy(): boolean {
-    return this.count > 0;
-  }
-
   /** Resolves when nothing is in progress. */
   whenIdle(): Promise<void> {
     return new Promise<void>((resolve) => {

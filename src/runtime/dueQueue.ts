@@ -17,11 +17,6 @@ export class DueQueue {
     return this.dueOf.size;
   }
 
-  /** The instant an id is due, if queued. */
-  dueAt(id: string): number | undefined {
-    return this.dueOf.get(id);
-  }
-
   /** Queues `id` at `due`, replacing an earlier key. */
   set(id: string, due: number): void {
     if (this.dueOf.get(id) === due) return;

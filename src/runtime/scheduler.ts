@@ -190,11 +190,6 @@ export class Scheduler {
     this.cancel();
   }
 
-  /** Number of tasks waiting in the queue (for tests and the inspector). */
-  get queued(): number {
-    return this.queue.size;
-  }
-
   private cancel(): void {
     if (this.timer !== null) this.options.clock.clearTimeout(this.timer);
     this.timer = null;

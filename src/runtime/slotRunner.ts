@@ -6,7 +6,7 @@
 // commits plans each and writes them as one batch. When a delivery commit's write fails, the
 // receipts the Session acknowledged are handed to the scheduler as pending: their write is retried,
 // not their delivery; any successful write retries them at once.
-import type { ActorEffect, CommandOutcome, DomainChange, MailboxCommand, Operation } from '../../machines/events.ts';
+import type { ActorEffect, DomainChange, MailboxCommand, Operation } from '../../machines/events.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { Clock, CommitBatch, Logger, ScheduleStorage } from '../ports.ts';
@@ -19,6 +19,13 @@ import type { PendingCommit } from './pendingCommits.ts';
 import type { Scheduler } from './scheduler.ts';
 import { rejected, resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
 import type { TaskTable } from './taskTable.ts';
+
+/** What one slot did: how the call settles, the effects on the actors, the committed changes. */
+export interface SlotOutcome {
+  readonly reply: SlotReply;
+  readonly effects: readonly ActorEffect[];
+  readonly changes: readonly DomainChange[];
+}
 
 export interface SlotRunnerDeps {
   readonly table: TaskTable;
@@ -140,7 +147,7 @@ function retry(deps: SlotRunnerDeps, failedIds: readonly string[] | undefined, p
 }
 
 /** Writes a plan's batch (if any) and settles the slot. */
-async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<CommandOutcome> {
+async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<SlotOutcome> {
   for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
   const batch = slot.batch;
   if (batch === undefined) {
@@ -162,6 +169,14 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
     return { reply: failure.reply, effects: failure.effects, changes: [] };
   }
   deps.table.apply(batch);
+  for (const { sessionId, reminder: r } of slot.commits ?? [])
+    deps.logger.info?.('Reminder delivered.', {
+      sessionId,
+      taskId: r.id,
+      occurrence: r.occurrence,
+      deliveredAt: r.deliveredAt,
+      messageId: r.messageId,
+    });
   deps.scheduler.commitsSettled([...(slot.commits ?? []).map((c) => c.reminder.id), ...(slot.dropped ?? [])]);
   track(deps, batch);
   retry(deps, slot.failedIds, slot.parkIds);
@@ -172,7 +187,7 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
 }
 
 /** Runs one command to its outcome; never rejects. */
-async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promise<CommandOutcome> {
+async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promise<SlotOutcome> {
   const op = command.operation;
   const signal = op.kind === 'tool' ? op.signal : undefined;
   if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [] };
@@ -186,7 +201,7 @@ async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promis
 }
 
 /** Runs the commands of one slot (one call, or a run of delivery commits); never rejects. */
-export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<CommandOutcome> {
+export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<SlotOutcome> {
   const first = commands[0];
   try {
     if (first === undefined) return { reply: resolved(null), effects: [], changes: [] };

@@ -41,11 +41,6 @@ export class TaskTable {
     return out;
   }
 
-  /** True when the Session has at least one active row. */
-  hasActive(sessionId: string): boolean {
-    return (this.activeBySession.get(sessionId)?.size ?? 0) > 0;
-  }
-
   /** Every row, in insertion order. */
   allRows(): IterableIterator<TaskRow> {
     return this.rows.values();

@@ -131,8 +131,8 @@ describe('the actor tree', () => {
     await r.svc.whenIdle();
     expect(lastStatus(gone)).toBe('stopped');
     // With no active task left the Session actor is retired too (its group stays).
-    expect(r.inspector.actors().map((a) => a.kind)).toEqual(['supervisor', 'effect', 'group']);
-    expect(r.inspector.view().counts).toEqual({ supervisor: 1, group: 1, session: 0, task: 0, effect: 1, other: 0 });
+    expect(r.inspector.actors().map((a) => a.kind)).toEqual(['supervisor', 'effect', 'effect', 'group']);
+    expect(r.inspector.view().counts).toEqual({ supervisor: 1, group: 1, session: 0, task: 0, effect: 2, other: 0 });
   });
 
   it('a closed service is not torn down actor by actor: the inspector keeps only the closed supervisor', async () => {
@@ -142,10 +142,12 @@ describe('the actor tree', () => {
     const updates: InspectorUpdate[] = [];
     r.inspector.subscribe((u) => updates.push(u));
     const groups = new Set([sessionGroupId('s1'), sessionGroupId('s2')]).size;
-    // supervisor, slot runner, the Session groups, two Sessions, their task groups, two tasks
-    expect(r.inspector.actors()).toHaveLength(8 + groups);
+    // supervisor, slot runner, timer, the Session groups, two Sessions, their task groups, two tasks
+    expect(r.inspector.actors()).toHaveLength(9 + groups);
     await r.svc.close();
     expect(r.inspector.actors()).toEqual([expect.objectContaining({ kind: 'supervisor', state: 'closed' })]);
+    // One update drops the descendants still in the tree: all but the supervisor and the effect
+    // actor already stopped on its own as the mailbox closed.
     const removed = updates.find((u) => u.type === 'removed');
     expect(removed?.type === 'removed' ? removed.keys.length : 0).toBe(7 + groups);
     r.inspector.reset();
@@ -165,7 +167,7 @@ describe('filters, serialisation and updates', () => {
     expect(view.events.every((e) => e.session === 's2')).toBe(true);
     expect(view.events.some((e) => e.actorId === a)).toBe(false);
     // The command that created b is attributed to s2 although it went to the supervisor.
-    expect(view.events.some((e) => e.actorId === 'supervisor' && e.event === 'command')).toBe(true);
+    expect(view.events.some((e) => e.actorId === 'supervisor' && e.event === 'schedule.call')).toBe(true);
     expect(r.inspector.events({ sessionId: 's2', limit: 2 })).toEqual(view.events.slice(-2));
   });
 

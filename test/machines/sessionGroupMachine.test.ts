@@ -2,7 +2,7 @@
 // routes, drops routes for Sessions it does not hold, and passes their delivery results up; the
 // group a Session belongs to is a stable hash of its id.
 import { createActor, fromPromise, setup } from 'xstate';
-import type { DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
+import type { DeliveryInput, DeliveryOutcome } from '../../machines/events.ts';
 import { SESSION_GROUPS, sessionGroupId } from '../../machines/events.ts';
 import { type SessionRoute, sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
 import { sessionMachine } from '../../machines/sessionMachine.ts';
@@ -27,7 +27,7 @@ function harness() {
     actors: {
       session: sessionMachine.provide({
         actors: {
-          deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(async ({ input }) => ({
+          deliverBatch: fromPromise<DeliveryOutcome, DeliveryInput>(async ({ input }) => ({
             now: input.now,
             delivered: [],
             failedIds: [],

@@ -1,7 +1,7 @@
 // The Session actor with a fake delivery: it spawns its tasks in one event, takes every due task
 // into one attempt, hands the outcome to its parent and waits for the commit to settle it.
 import { createActor, fromPromise, setup } from 'xstate';
-import type { DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
+import type { DeliveryInput, DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
 import { sessionMachine } from '../../machines/sessionMachine.ts';
 import { TASK_GROUP_SIZE } from '../../machines/taskGroupMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
@@ -19,7 +19,7 @@ function harness() {
   let release: ((o: DeliveryOutcome) => void) | null = null;
   const session = sessionMachine.provide({
     actors: {
-      deliverBatch: fromPromise<DeliveryOutcome, DeliveryRequest>(({ input }) => {
+      deliverBatch: fromPromise<DeliveryOutcome, DeliveryInput>(({ input }) => {
         requests.push(input);
         return new Promise((resolve) => {
           release = resolve;

@@ -1,0 +1,226 @@
+// `scheduleSupervisor`: the supervisor machine with its real effect actors, the logic a Host built
+// on XState invokes (`invoke: { src: scheduleSupervisor, input: { sessions, storage, clock } }`)
+// and `createScheduleService` wraps. The machine stays pure; the effects live here. `openDomain`
+// reads the Host's ports from the input, opens the storage and creates the `ScheduleRuntime` — the
+// in-memory table, the due index and its timer, the restore limiter and the work counter — which
+// the other effect actors (the slot runner, the timer, each Session's delivery attempt, the close)
+// receive as input.
+import { fromCallback, fromPromise } from 'xstate';
+import type { DeliveryInput, DeliveryOutcome, ScheduleReplyBody, ScheduleReplyError, SupervisorRuntime } from '../../machines/events.ts';
+import { sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
+import { sessionMachine } from '../../machines/sessionMachine.ts';
+import {
+  type OpenedDomain,
+  type RuntimeInput,
+  type SlotRunEvent,
+  type SupervisorEvent,
+  type SupervisorInput,
+  supervisorMachine,
+  type TimerEvent,
+} from '../../machines/supervisorMachine.ts';
+import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
+import { systemClock } from '../adapters/systemClock.ts';
+import { instantMs } from '../domain/instant.ts';
+import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
+import { Activity } from './activity.ts';
+import { type ResolvedConfig, resolveConfig } from './config.ts';
+import { deliverBatch } from './deliveryAttempt.ts';
+import { Limiter } from './limiter.ts';
+import { Scheduler } from './scheduler.ts';
+import type { SlotReply } from './slotPlan.ts';
+import { runSlot, type SlotRunnerDeps } from './slotRunner.ts';
+import { consoleLogger, isSupervisorInput } from './supervisorInput.ts';
+
+export type { ScheduleSupervisorInput } from './supervisorInput.ts';
+
+import { TaskTable } from './taskTable.ts';
+
+/** The ports with their defaults filled in. */
+interface Ports {
+  readonly sessions: SessionController;
+  readonly storage: ScheduleStorage;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly config: ResolvedConfig;
+}
+
+type TimerSink = (event: SupervisorEvent) => void;
+
+/** The effects of one supervisor: what its effect actors share. */
+export class ScheduleRuntime implements SupervisorRuntime {
+  readonly activity = new Activity();
+  readonly attempting = new Set<string>();
+  readonly restores: Limiter;
+  readonly scheduler: Scheduler;
+  private sink: TimerSink | null = null;
+
+  constructor(
+    readonly ports: Ports,
+    readonly table: TaskTable,
+  ) {
+    this.restores = new Limiter(ports.config.maxConcurrentRestores);
+    this.scheduler = new Scheduler({
+      clock: ports.clock,
+      config: ports.config,
+      activity: this.activity,
+      sessionOf: (id) => table.get(id)?.sessionId,
+      targetOf: (id) => {
+        const row = table.get(id);
+        return row === undefined || row.status !== 'active' ? undefined : instantMs(row.record.scheduledAt);
+      },
+      onDue: (now, due) => this.sink?.({ type: 'clock.tick', now, due }),
+      // A pending receipt's write is retried like a flushed attempt's commit (its slot ends the activity).
+      onCommitDue: (sessionId, outcome) => {
+        if (this.sink === null) return;
+        this.activity.begin();
+        this.sink({ type: 'delivery.flushed', sessionId, outcome });
+      },
+    });
+  }
+
+  get slotDeps(): SlotRunnerDeps {
+    const { storage, clock, logger, config } = this.ports;
+    return { table: this.table, storage, clock, logger, config, scheduler: this.scheduler, attempting: this.attempting };
+  }
+
+  whenIdle(): Promise<void> {
+    return this.activity.whenIdle();
+  }
+
+  callBegan(): void {
+    this.activity.begin();
+  }
+
+  callEnded(): void {
+    this.activity.end();
+  }
+
+  toJSON(): string {
+    return 'agent-schedule runtime';
+  }
+
+  /** The timer actor started: due tasks go to `sink`, and the timer is armed. */
+  attachTimer(sink: TimerSink): void {
+    this.sink = sink;
+    this.scheduler.rearm();
+  }
+
+  /** The timer actor stopped. */
+  detachTimer(): void {
+    this.scheduler.stop();
+    this.sink = null;
+  }
+}
+
+/** The concrete runtime behind the machines' opaque handle. */
+function runtimeOf(runtime: SupervisorRuntime | null | undefined): ScheduleRuntime {
+  if (runtime instanceof ScheduleRuntime) return runtime;
+  throw new Error('The schedule supervisor has no open domain.');
+}
+
+/** What a call settles with, in the reply's shape. */
+function replyBody(reply: SlotReply): ScheduleReplyBody {
+  if ('resolve' in reply) return { ok: true, value: reply.resolve };
+  return { ok: false, error: replyError(reply.reject) };
+}
+
+function replyError(error: unknown): ScheduleReplyError {
+  return error instanceof Error ? error : new Error(String(error), { cause: error });
+}
+
+const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) => {
+  if (!isSupervisorInput(input)) throw new TypeError('scheduleSupervisor needs input.sessions with resolveAgent(sessionId).');
+  const config = resolveConfig(input.config);
+  const storage = input.storage ?? jsonFileStorage({ path: './data/schedule.json' });
+  const ports: Ports = {
+    sessions: input.sessions,
+    storage,
+    clock: input.clock ?? systemClock,
+    logger: input.logger ?? consoleLogger,
+    config,
+  };
+  const table = new TaskTable(await storage.open());
+  const runtime = new ScheduleRuntime(ports, table);
+  const activeRows = [...table.activeRowsAll()];
+  for (const row of activeRows) runtime.scheduler.track(row);
+  return { activeRows, runtime };
+});
+
+const slotRunner = fromCallback<SlotRunEvent, RuntimeInput>(({ input, sendBack, receive }) => {
+  const runtime = runtimeOf(input.runtime);
+  receive((event) => {
+    const count = event.commands.length;
+    void runSlot(runtime.slotDeps, event.commands).then((outcome) => {
+      sendBack({ type: 'slot.done', outcome: { ...outcome, reply: replyBody(outcome.reply) }, count });
+      // Internal commands are delivery commits: the attempt that began in deliverBatch ends here.
+      for (const command of event.commands) if (command.requestId === null) runtime.activity.end();
+    });
+  });
+});
+
+const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive }) => {
+  const runtime = runtimeOf(input.runtime);
+  const { scheduler, activity } = runtime;
+  let draining = false;
+  const drain = (): void => {
+    if (draining) return;
+    draining = true;
+    scheduler.stop();
+    scheduler.drainPendingCommits(); // one last write of receipts still waiting; lost only if it fails
+    void activity.whenIdle().then(() => sendBack({ type: 'timer.drained' }));
+  };
+  runtime.attachTimer(sendBack);
+  receive((event) => {
+    if (event.type === 'timer.drain') {
+      drain();
+      return;
+    }
+    runtime.attempting.delete(event.sessionId);
+    scheduler.failed(event.ids, runtime.ports.clock.now());
+    scheduler.rearm();
+    activity.end();
+  });
+  if (input.drain === true) drain();
+  return () => runtime.detachTimer();
+});
+
+const closeDomain = fromPromise<void, RuntimeInput>(async ({ input }) => {
+  const runtime = runtimeOf(input.runtime);
+  try {
+    await runtime.ports.storage.close();
+  } catch (error) {
+    runtime.ports.logger.error('The schedule storage did not close cleanly.', { cause: error });
+    throw error;
+  }
+});
+
+const deliveryAttempt = fromPromise<DeliveryOutcome, DeliveryInput>(({ input }) => {
+  const runtime = runtimeOf(input.runtime);
+  runtime.activity.begin();
+  runtime.attempting.add(input.sessionId);
+  const { sessions, clock, logger } = runtime.ports;
+  return deliverBatch(
+    { sessions, clock, logger, restores: runtime.restores, pendingCommits: runtime.scheduler.pendingCommits },
+    { sessionId: input.sessionId, now: input.now, rows: input.rows },
+  );
+});
+
+/**
+ * The scheduler as actor logic: input `ScheduleSupervisorInput`; accepts `schedule.call` and
+ * `schedule.close`; answers `schedule.reply` (to `replyTo`, else the parent) and tells the parent
+ * `schedule.changed` after each committed change. A domain that cannot be opened ends it with
+ * status `error` (a `ScheduleError` with code `corrupt_schedule_log`).
+ */
+export const scheduleSupervisor = supervisorMachine.provide({
+  actors: {
+    openDomain,
+    slotRunner,
+    timer,
+    closeDomain,
+    sessionGroup: sessionGroupMachine.provide({
+      actors: { session: sessionMachine.provide({ actors: { deliverBatch: deliveryAttempt } }) },
+    }),
+  },
+});
+
+export type ScheduleSupervisor = typeof scheduleSupervisor;

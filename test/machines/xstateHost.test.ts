@@ -1,0 +1,93 @@
+// The example XState Host (examples/xstateHost.ts) embeds the supervisor as a child actor: it
+// offers the tools, gets answers to its model's tool calls, receives a delivery through its
+// Sessions and closes; its own `inspect` sees the supervisor and the task actors.
+import type { InspectionEvent } from 'xstate';
+import { createActor } from 'xstate';
+import { hostMachine } from '../../examples/xstateHost.ts';
+import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
+import { createFakeSessions, createManualClock } from '../../src/testing.ts';
+
+const T0 = '2030-01-01T08:00:00.000Z';
+const MINUTE = 60_000;
+
+const idOf = (ref: unknown): string => (typeof ref === 'object' && ref !== null && 'id' in ref && typeof ref.id === 'string' ? ref.id : '');
+
+const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !check(); i++) await macrotask();
+  expect(check(), 'condition not reached').toBe(true);
+}
+
+function startHost(inspect?: (event: InspectionEvent) => void) {
+  const clock = createManualClock(T0);
+  const sessions = createFakeSessions();
+  const input = { sessions, storage: memoryStorage(), clock };
+  const host = createActor(hostMachine, inspect === undefined ? { input } : { input, inspect }).start();
+  const createCall = {
+    type: 'model.toolCall' as const,
+    callId: 'call-1',
+    sessionId: 's1',
+    name: 'schedule_create',
+    args: { title: 'Stretch', prompt: 'Stretch now', after_seconds: 60 },
+  };
+  return { clock, sessions, host, createCall };
+}
+
+describe('a Host built on XState', () => {
+  it('offers the tools, answers a tool call, receives the delivery and closes', async () => {
+    const { clock, sessions, host, createCall } = startHost();
+    expect(host.getSnapshot().context.tools.map((t) => t.name)).toContain('schedule_create');
+    host.send(createCall);
+    await until(() => host.getSnapshot().context.answers['call-1'] !== undefined);
+    const answer = host.getSnapshot().context.answers['call-1'];
+    expect(answer).toMatchObject({ type: 'schedule.reply', requestId: 'call-1', ok: true });
+    const id = answer?.ok === true ? (answer.value as { id: string }).id : '';
+    expect(host.getSnapshot().context.changes).toEqual([{ type: 'schedule.changed', sessionId: 's1', ids: [id] }]);
+
+    await clock.advance(MINUTE);
+    await until(() => sessions.messages('s1').length === 1);
+    expect(sessions.messages('s1')[0]?.text).toContain('Stretch now');
+
+    host.send({ type: 'shutdown' });
+    await until(() => host.getSnapshot().status === 'done');
+    expect(host.getSnapshot().value).toBe('stopped');
+  });
+
+  it('a domain that cannot be opened reaches the invoke’s onError', async () => {
+    const host = createActor(hostMachine, {
+      input: { sessions: createFakeSessions(), storage: memoryStorage({ version: 99, tasks: [] }), clock: createManualClock(T0) },
+    }).start();
+    await until(() => host.getSnapshot().status === 'done');
+    expect(host.getSnapshot().value).toBe('failed');
+  });
+
+  it("the Host's own inspect sees the supervisor and a task actor going scheduled → overdue → delivering → inactive", async () => {
+    const actors = new Map<string, string>();
+    const states = new Map<string, unknown[]>();
+    const inspect = (event: InspectionEvent): void => {
+      const ref = event.actorRef;
+      const id = idOf(ref);
+      if (event.type === '@xstate.actor') actors.set(id, ref.sessionId);
+      if (event.type === '@xstate.snapshot') {
+        const snapshot = event.snapshot as { value?: unknown };
+        const seen = states.get(id) ?? [];
+        if (snapshot.value !== undefined && seen.at(-1) !== snapshot.value) seen.push(snapshot.value);
+        states.set(id, seen);
+      }
+    };
+    const { clock, sessions, host, createCall } = startHost(inspect);
+    host.send(createCall);
+    await until(() => host.getSnapshot().context.answers['call-1'] !== undefined);
+    const answer = host.getSnapshot().context.answers['call-1'];
+    const id = answer?.ok === true ? (answer.value as { id: string }).id : '';
+    expect(actors.has('schedule')).toBe(true); // the supervisor, under the id the Host invoked it with
+    expect(actors.has(id)).toBe(true);
+    await clock.advance(MINUTE);
+    await until(() => sessions.messages('s1').length === 1 && states.get(id)?.at(-1) === 'inactive');
+    expect(states.get(id)).toEqual(['scheduled', 'overdue', 'delivering', 'inactive']);
+    expect(states.get('schedule')).toContainEqual({ running: 'busy' });
+    host.send({ type: 'shutdown' });
+    await until(() => host.getSnapshot().status === 'done');
+  });
+});
