@@ -10,6 +10,8 @@
 //      type-checks examples/embed.ts and examples/typed-results.ts with strict consumer settings
 //      and `skipLibCheck: false`, under `nodenext` and under `bundler` resolution, then compiles
 //      and runs typed-results; and type-checks a consumer of `agent-schedule/machines`.
+//   4. agent-schedule/postgres loads without its optional peer pg (a connection string is then
+//      refused with a clear error) and type-checks without pg's types.
 // Prints the tarball's size and file count; exits non-zero on any failure. The installs use the
 // npm cache first (`--prefer-offline`). KEEP_PACKAGE_TEST=1 keeps the temporary folder.
 import { spawnSync } from 'node:child_process';
@@ -142,6 +144,8 @@ function checkFileList(entry: PackEntry): void {
     'dist/src/testing.d.ts',
     'dist/machines/index.js',
     'dist/machines/index.d.ts',
+    'dist/src/adapters/postgres/index.js',
+    'dist/src/adapters/postgres/index.d.ts',
     'dist/src/cli/bin.js',
   ];
   const missing = required.filter((p) => !paths.includes(p));
@@ -160,8 +164,16 @@ function checkFileList(entry: PackEntry): void {
 
 /** Bare specifiers the shipped JavaScript imports must be Node built-ins or declared dependencies, and every dependency is used. */
 function checkImports(installed: string): void {
-  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  };
   const dependencies = Object.keys(manifest.dependencies ?? {});
+  // Optional peers (pg) may be imported only by the entry point that needs them (agent-schedule/postgres).
+  const optionalPeers = Object.keys(manifest.peerDependencies ?? {}).filter((p) => manifest.peerDependenciesMeta?.[p]?.optional === true);
+  const optionalPeerHome = join(installed, 'dist', 'src', 'adapters', 'postgres');
+  const peerImports: string[] = [];
   const builtins = new Set(builtinModules);
   const used = new Set<string>();
   const undeclared: string[] = [];
@@ -171,10 +183,15 @@ function checkImports(installed: string): void {
       if (spec.startsWith('node:') || builtins.has(spec)) continue;
       const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec);
       if (dependencies.includes(name)) used.add(name);
+      else if (optionalPeers.includes(name) && file.startsWith(optionalPeerHome)) peerImports.push(`${relative(installed, file)}: ${spec}`);
       else undeclared.push(`${relative(installed, file)}: ${spec}`);
     }
   }
   check('the shipped JavaScript imports only Node built-ins and declared dependencies', undeclared.length === 0, undeclared.join('\n'));
+  check(
+    `the optional peer ${optionalPeers.join(', ')} is imported only by agent-schedule/postgres (${peerImports.join('; ')})`,
+    optionalPeers.length > 0 && peerImports.length > 0,
+  );
   // A dependency the code does not import itself may be a required peer of one it does (zod for the MCP SDK).
   const peersOf = (name: string): string[] => {
     const peer = JSON.parse(readFileSync(join(installed, '..', name, 'package.json'), 'utf8')) as {
@@ -203,6 +220,22 @@ function runtimeProject(dir: string, tarball: string): void {
   check('the installed package brings no TypeScript, tsx or dev tooling', tooling.length === 0, tooling.join('\n'));
   const installed = join(modules, 'agent-schedule');
   attempt('the shipped imports can be read', () => checkImports(installed));
+
+  check('the installed package brings no optional peer (pg)', !existsSync(join(modules, 'pg')));
+  writeFileSync(
+    join(dir, 'postgres.mjs'),
+    [
+      "import { postgresStorage, SCHEMA_VERSION } from 'agent-schedule/postgres';",
+      "const refused = await postgresStorage({ connectionString: 'postgres://127.0.0.1:1/none' }).open().catch((e) => e);",
+      "console.log(SCHEMA_VERSION, refused.code + ': ' + refused.message);",
+    ].join('\n'),
+  );
+  const postgres = run(process.execPath, ['postgres.mjs'], dir);
+  check(
+    'without pg installed, agent-schedule/postgres loads and a connection string is refused with a clear error',
+    postgres.status === 0 && postgres.stdout.includes('internal_error: A PostgreSQL connection string needs the `pg` package'),
+    output(postgres),
+  );
 
   copyFileSync(join(root, 'examples', 'quickstart.mjs'), join(dir, 'quickstart.mjs'));
   const quick = run(process.execPath, ['quickstart.mjs'], dir);
@@ -286,6 +319,8 @@ function typesProject(dir: string, tarball: string): void {
   writeTsconfig(dir, 'tsconfig.nodenext.json', { module: 'nodenext', moduleResolution: 'nodenext' }, consumers);
   writeTsconfig(dir, 'tsconfig.bundler.json', { module: 'esnext', moduleResolution: 'bundler' }, consumers);
   writeTsconfig(dir, 'tsconfig.machines.json', { module: 'nodenext', moduleResolution: 'nodenext' }, ['machines.ts']);
+  copyFileSync(join(root, 'test', 'package', 'consumer', 'postgres.ts'), join(dir, 'postgres.ts'));
+  writeTsconfig(dir, 'tsconfig.postgres.json', { module: 'nodenext', moduleResolution: 'nodenext' }, ['postgres.ts']);
   const flags = 'strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, noPropertyAccessFromIndexSignature, skipLibCheck false';
 
   const version = tsc('tsconfig.nodenext.json', '--version');
@@ -298,6 +333,12 @@ function typesProject(dir: string, tarball: string): void {
   );
   const bundler = tsc('tsconfig.bundler.json');
   check(`examples/embed.ts and typed-results.ts type-check against the package (bundler; ${flags})`, bundler.status === 0, output(bundler));
+  const postgres = tsc('tsconfig.postgres.json');
+  check(
+    `a consumer of agent-schedule/postgres type-checks without pg or @types/pg installed (nodenext; ${flags})`,
+    postgres.status === 0,
+    output(postgres),
+  );
 
   const emitted = tsc('tsconfig.nodenext.json', '--noEmit', 'false', '--outDir', 'out');
   if (check('typed-results.ts compiles to JavaScript', emitted.status === 0, output(emitted))) {

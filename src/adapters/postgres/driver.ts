@@ -1,0 +1,58 @@
+// The small seam between the PostgreSQL storage and its driver: the part of a node-postgres
+// `Pool` the storage uses (check out a client, run parameterised queries on it, release it), so
+// the same storage code runs on `pg` against a server and, in tests, on an embedded PostgreSQL.
+// Also the classification of driver failures: which ones mean the connection (and so the outcome
+// of a statement in flight) was lost.
+
+/** The result of one query, as node-postgres returns it. */
+export interface SqlResult {
+  readonly rows: readonly Record<string, unknown>[];
+  readonly rowCount: number | null;
+}
+
+/** One checked-out connection (a node-postgres `PoolClient`). */
+export interface SqlClient {
+  query(text: string, values?: readonly unknown[]): Promise<SqlResult>;
+  /** Returns the connection to its pool; with an error (or `true`) the pool discards it. */
+  release(error?: Error | boolean): void;
+}
+
+/** What the storage needs of a connection pool (a node-postgres `Pool` has it). */
+export interface SqlPool {
+  connect(): Promise<SqlClient>;
+  end(): Promise<void>;
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  // SQLSTATE: the server shut the connection (admin_shutdown, crash_shutdown, cannot_connect_now)
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+const CONNECTION_MESSAGES =
+  /Connection terminated|connection (?:was )?(?:closed|lost|ended)|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout|not queryable|socket hang up/i;
+
+/**
+ * True when a driver failure means the connection is gone or could not be made (so the outcome of
+ * a statement in flight cannot be known, and the connection must not be reused).
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
+  if (error instanceof AggregateError && error.errors.some(isConnectionFailure)) return true;
+  return CONNECTION_MESSAGES.test(error.message);
+}
+
+/** The message of a failure, for error texts. */
+export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error));

@@ -1,0 +1,120 @@
+// The PostgreSQL schema the library owns, as versioned migrations (plain SQL, applied in order,
+// each in its own transaction and recorded in `schema_migrations`), and the step that brings a
+// database up to date. The step runs under a session advisory lock keyed on the schema name, so
+// Hosts that start together migrate once; a database whose recorded version is newer than this
+// code knows is refused (an older library must not write a schema it does not understand).
+import { ScheduleError } from '../../domain/errors.ts';
+import type { SqlClient } from './driver.ts';
+
+/** One schema change. `sql` names the schema as `{schema}` (replaced by the quoted name). */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * The migrations, oldest first. Never edit a released one; add a new version instead.
+ *
+ * Version 1: one row per task (`row`: the task row as the file storage's codec encodes it, plus
+ * the columns queries need), the task-number sequence behind `sch_<n>` ids, and `position`, the
+ * order rows were first stored in (a put of an existing id keeps its place).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'tasks',
+    sql: `
+create table {schema}.tasks (
+  id text primary key,
+  position bigint generated always as identity,
+  session_id text not null,
+  shard smallint not null check (shard between 0 and 255),
+  status text not null check (status in ('active', 'inactive')),
+  next_target timestamptz not null,
+  version bigint not null default 1,
+  row json not null
+);
+create index tasks_position on {schema}.tasks (position);
+create index tasks_session on {schema}.tasks (session_id);
+create index tasks_shard_due on {schema}.tasks (shard, next_target) where status = 'active';
+create sequence {schema}.task_number as bigint minvalue 1 start 1;
+`,
+  },
+];
+
+/** The newest schema version this code reads and writes. */
+export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * The schema name as a quoted SQL identifier.
+ *
+ * @throws ScheduleError `internal_error` for a name that is not a plain identifier.
+ */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new ScheduleError(
+      'internal_error',
+      `The PostgreSQL schema name ${JSON.stringify(schema)} is not a plain identifier (letters, digits and _, at most 63, not starting with a digit).`,
+    );
+  }
+  return `"${schema}"`;
+}
+
+/** What one migration run did. */
+export interface MigrationResult {
+  /** The schema version the database had before (0 for a fresh schema). */
+  readonly from: number;
+  /** The schema version it has now. */
+  readonly to: number;
+  /** The versions this run applied (empty when another Host had already applied them). */
+  readonly applied: readonly number[];
+}
+
+const toInt = (value: unknown): number => (typeof value === 'number' ? value : Number(value));
+
+/**
+ * Brings `schema` up to {@link SCHEMA_VERSION} on one connection, under a session advisory lock
+ * (a second caller waits, then finds nothing to do).
+ *
+ * @throws ScheduleError `corrupt_schedule_log` when the database's version is newer than this
+ *   code's; driver errors are passed through.
+ */
+export async function migrate(client: SqlClient, schema: string): Promise<MigrationResult> {
+  const quoted = quoteSchema(schema);
+  const lockKey = `agent-schedule migrate ${schema}`;
+  await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [lockKey]);
+  try {
+    await client.query(`create schema if not exists ${quoted}`);
+    await client.query(
+      `create table if not exists ${quoted}.schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`,
+    );
+    const current = await client.query(`select coalesce(max(version), 0) as version from ${quoted}.schema_migrations`);
+    const from = toInt(current.rows[0]?.version ?? 0);
+    if (from > SCHEMA_VERSION) {
+      throw new ScheduleError(
+        'corrupt_schedule_log',
+        `The PostgreSQL schema ${JSON.stringify(schema)} is at version ${from}, newer than this agent-schedule knows (${SCHEMA_VERSION}); upgrade agent-schedule to open it. Nothing was changed.`,
+      );
+    }
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= from) continue;
+      await client.query('begin');
+      try {
+        await client.query(migration.sql.replaceAll('{schema}', quoted));
+        await client.query(`insert into ${quoted}.schema_migrations (version, name) values ($1, $2)`, [migration.version, migration.name]);
+        await client.query('commit');
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      }
+      applied.push(migration.version);
+    }
+    return { from, to: Math.max(from, SCHEMA_VERSION), applied };
+  } finally {
+    await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,356 @@
+// The PostgreSQL storage: the storage port on a PostgreSQL schema. One row per task — the task
+// row as the file storage's codec encodes it (a `json` value) beside the columns queries need:
+// Session id, shard (the Session group the supervisor puts the Session in), status, next target
+// and a version that grows with every write of the row. Receipts stay inside the row. Ids come
+// from the schema's task-number sequence. `open` migrates the schema (under an advisory lock),
+// then decodes every row strictly; each `commit` is one transaction, issued in call order; a
+// commit whose outcome the database did not confirm rejects with `persistence_uncertain`. While
+// the database is unreachable, commits are refused at once for a growing pause (backoff) and
+// then tried on a fresh connection.
+import { nextTaskNumberAfter } from '../../domain/codec/index.ts';
+import { decodeRow } from '../../domain/codec/row.ts';
+import { corrupt } from '../../domain/codec/strict.ts';
+import { isScheduleError, ScheduleError } from '../../domain/errors.ts';
+import type { TaskRow } from '../../domain/types.ts';
+import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
+import { type PreparedBatch, prepareBatch } from '../domainState.ts';
+import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool } from './driver.ts';
+import { migrate, quoteSchema } from './migrations.ts';
+import { createPgPool } from './pgPool.ts';
+import { encodeStoredRow, shardOf } from './rowColumns.ts';
+
+/** The schema used when none is given. */
+export const DEFAULT_SCHEMA = 'agent_schedule';
+
+/** The `application_name` of the storage's own connections (so an operator can find them). */
+export const DEFAULT_APPLICATION_NAME = 'agent-schedule';
+
+/** Options of {@link postgresStorage}. */
+export interface PostgresStorageOptions {
+  /** A `postgres://` URL; the storage then makes (and ends on close) its own `pg` pool. */
+  readonly connectionString?: string;
+  /** A pool to use instead (a `pg.Pool` or anything with the same `connect()`); never ended by the storage. */
+  readonly pool?: SqlPool;
+  /** The schema holding the tables (created by the migrations); default `agent_schedule`. */
+  readonly schema?: string;
+  /** `application_name` of the own pool's connections; default `agent-schedule`. */
+  readonly applicationName?: string;
+  /** Pause after a lost connection before the next attempt: `initialMs` (default 100), doubling up to `maxMs` (default 5000). */
+  readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number };
+  /** Client-side limit on one statement of the own pool, in ms (default 30000); past it the outcome is uncertain. */
+  readonly queryTimeoutMs?: number;
+}
+
+type Phase = 'closed' | 'opening' | 'open' | 'closing';
+
+const uncertain = (what: string, error: unknown): ScheduleError =>
+  new ScheduleError('persistence_uncertain', `${what} (${reasonOf(error)}); it may or may not have been stored.`, { cause: error });
+
+/** The PostgreSQL storage; see {@link postgresStorage}. */
+export class PostgresStorage implements ScheduleStorage {
+  private phase: Phase = 'closed';
+  private pool: SqlPool | undefined;
+  private opening: Promise<unknown> = Promise.resolve();
+  private tail: Promise<void> = Promise.resolve();
+  private failures = 0;
+  private retryAt = 0;
+  private lastFailure: unknown;
+  readonly schema: string;
+  private readonly quoted: string;
+
+  constructor(private readonly options: PostgresStorageOptions) {
+    if (options.pool === undefined && options.connectionString === undefined) {
+      throw new ScheduleError('internal_error', 'postgresStorage needs a connectionString or a pool.');
+    }
+    this.schema = options.schema ?? DEFAULT_SCHEMA;
+    this.quoted = quoteSchema(this.schema);
+  }
+
+  /**
+   * Migrates the schema (once, under an advisory lock) and decodes every row strictly.
+   *
+   * @throws ScheduleError `corrupt_schedule_log` naming the row for a row that does not decode (or
+   *   whose columns disagree with it) and for a schema newer than this code; `persistence_uncertain`
+   *   when the database cannot be reached (nothing was read or changed); `internal_error` when open.
+   */
+  async open(): Promise<StoredDomain> {
+    if (this.phase !== 'closed')
+      throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is already open.`);
+    this.phase = 'opening';
+    const loading = this.load();
+    this.opening = loading.catch(() => undefined);
+    try {
+      const domain = await loading;
+      this.phase = 'open';
+      return domain;
+    } catch (error) {
+      await this.endPool();
+      this.phase = 'closed';
+      throw error;
+    }
+  }
+
+  private async load(): Promise<StoredDomain> {
+    this.pool =
+      this.options.pool ??
+      (await createPgPool({
+        connectionString: this.options.connectionString ?? '',
+        applicationName: this.options.applicationName ?? DEFAULT_APPLICATION_NAME,
+        queryTimeoutMs: this.options.queryTimeoutMs ?? 30_000,
+      }));
+    const client = await this.connect('The schedule storage cannot reach its database; nothing was read or changed');
+    let broken: Error | undefined;
+    try {
+      await migrate(client, this.schema);
+      return await this.readDomain(client);
+    } catch (error) {
+      if (isScheduleError(error)) throw error;
+      if (isConnectionFailure(error)) {
+        broken = error as Error;
+        throw uncertain('The schedule storage lost its database connection while opening; nothing was changed', error);
+      }
+      throw new ScheduleError(
+        'internal_error',
+        `The schedule storage could not open its PostgreSQL schema ${this.schema}: ${reasonOf(error)}`,
+        {
+          cause: error,
+        },
+      );
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async readDomain(client: SqlClient): Promise<StoredDomain> {
+    const source = `PostgreSQL table ${this.schema}.tasks`;
+    const result = await client.query(
+      `select id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row
+       from ${this.quoted}.tasks order by position`,
+    );
+    const tasks: TaskRow[] = [];
+    for (const stored of result.rows) {
+      const id = String(stored.id);
+      const where = `${source}: row ${JSON.stringify(id)}`;
+      let value: unknown;
+      try {
+        value = JSON.parse(String(stored.row));
+      } catch (error) {
+        corrupt(where, 'row', `is not JSON (${reasonOf(error)})`);
+      }
+      const row = decodeRow(value, where);
+      const mismatch =
+        row.record.id !== id
+          ? ['record.id', `is ${JSON.stringify(row.record.id)}, but the row's id column is ${JSON.stringify(id)}`]
+          : row.sessionId !== stored.session_id
+            ? ['sessionId', `is ${JSON.stringify(row.sessionId)}, but the session_id column is ${JSON.stringify(stored.session_id)}`]
+            : row.status !== stored.status
+              ? ['status', `is ${JSON.stringify(row.status)}, but the status column is ${JSON.stringify(stored.status)}`]
+              : Number(stored.shard) !== shardOf(row.sessionId)
+                ? ['sessionId', `belongs to shard ${shardOf(row.sessionId)}, but the shard column is ${String(stored.shard)}`]
+                : Number(stored.next_target_ms) !== Date.parse(row.record.scheduledAt)
+                  ? ['record.scheduledAt', `is ${row.record.scheduledAt}, but the next_target column differs`]
+                  : undefined;
+      if (mismatch !== undefined) corrupt(where, mismatch[0] ?? '', mismatch[1] ?? '');
+      tasks.push(row);
+    }
+    const counter = await client.query(`select last_value::text as last_value, is_called from ${this.quoted}.task_number`);
+    const seq = counter.rows[0];
+    const sequenceNext = seq === undefined ? 1 : Number(seq.last_value) + (seq.is_called === true ? 1 : 0);
+    return {
+      tasks,
+      nextTaskNumber: nextTaskNumberAfter(
+        tasks.map((t) => t.record.id),
+        sequenceNext,
+      ),
+    };
+  }
+
+  /**
+   * Writes one batch in one transaction, after every earlier commit of this storage.
+   *
+   * @throws ScheduleError `internal_error` for an invalid batch (nothing is written), a put of an
+   *   id that another Session's task holds, or a closed storage; `persistence_uncertain` when the
+   *   database failed or did not confirm the transaction, or is unreachable (see `reconnect`).
+   */
+  commit(batch: CommitBatch): Promise<void> {
+    if (this.phase !== 'open') {
+      return Promise.reject(new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is not open.`));
+    }
+    let prepared: PreparedBatch;
+    try {
+      prepared = prepareBatch(batch);
+      for (const row of prepared.puts) encodeStoredRow(row);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const result = this.tail.then(() => this.write(prepared));
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  private async write(batch: PreparedBatch): Promise<void> {
+    if (Date.now() < this.retryAt) {
+      throw new ScheduleError(
+        'persistence_uncertain',
+        `The schedule database is unreachable (${reasonOf(this.lastFailure)}); the change was not sent, and the next attempt to reconnect is in ${this.retryAt - Date.now()} ms.`,
+        { cause: this.lastFailure },
+      );
+    }
+    const client = await this.connect('The schedule change could not be sent: the database cannot be reached');
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      try {
+        await this.writeStatements(client, batch);
+      } catch (error) {
+        // A connection that cannot roll back is not given back to the pool as it is.
+        if (!isConnectionFailure(error)) await client.query('rollback').catch((cause: unknown) => (broken = new Error(reasonOf(cause))));
+        throw error;
+      }
+      await client.query('commit');
+      this.failures = 0;
+      this.retryAt = 0;
+    } catch (error) {
+      if (isScheduleError(error)) throw error;
+      if (isConnectionFailure(error)) {
+        broken = error instanceof Error ? error : new Error(String(error));
+        this.noteConnectionFailure(error);
+        throw uncertain('The schedule change could not be confirmed: the database connection was lost', error);
+      }
+      throw uncertain('The schedule change could not be made durable: the database refused it', error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async writeStatements(client: SqlClient, batch: PreparedBatch): Promise<void> {
+    const q = this.quoted;
+    if (batch.deletes.length > 0) await client.query(`delete from ${q}.tasks where id = any($1::text[])`, [batch.deletes]);
+    if (batch.puts.length > 0) {
+      const columns = batch.puts.map(encodeStoredRow);
+      const result = await client.query(
+        `insert into ${q}.tasks as t (id, session_id, shard, status, next_target, row)
+         select id, session_id, shard, status, next_target, row
+         from unnest($1::text[], $2::text[], $3::smallint[], $4::text[], $5::timestamptz[], $6::json[])
+           with ordinality as u(id, session_id, shard, status, next_target, row, ord)
+         order by ord
+         on conflict (id) do update set shard = excluded.shard, status = excluded.status, next_target = excluded.next_target,
+           row = excluded.row, version = t.version + 1
+         where t.session_id = excluded.session_id
+         returning t.id`,
+        [
+          columns.map((c) => c.id),
+          columns.map((c) => c.sessionId),
+          columns.map((c) => c.shard),
+          columns.map((c) => c.status),
+          columns.map((c) => c.nextTarget),
+          columns.map((c) => c.row),
+        ],
+      );
+      if ((result.rowCount ?? result.rows.length) !== columns.length) {
+        const written = new Set(result.rows.map((r) => String(r.id)));
+        const taken = columns.find((c) => !written.has(c.id))?.id ?? '?';
+        throw new ScheduleError(
+          'internal_error',
+          `Refusing to commit: task id ${JSON.stringify(taken)} is already held by another Session's task (ids are unique across Hosts); nothing was written.`,
+        );
+      }
+    }
+    if (batch.nextTaskNumber !== undefined) {
+      await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-schedule counter ${this.schema}`]);
+      await client.query(
+        `select setval('${q}.task_number', greatest($1::bigint, case when is_called then last_value + 1 else last_value end), false)
+         from ${q}.task_number`,
+        [batch.nextTaskNumber],
+      );
+    }
+  }
+
+  /**
+   * Takes `count` fresh task numbers from the database sequence (unique across every Host that
+   * uses the schema, never handed out again, even when the task they name is never stored).
+   *
+   * @throws ScheduleError `persistence_uncertain` when the database cannot be reached.
+   */
+  async allocateTaskNumbers(count: number): Promise<number[]> {
+    if (this.phase !== 'open') throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is not open.`);
+    if (!Number.isSafeInteger(count) || count < 1 || count > 10_000) {
+      throw new ScheduleError('internal_error', `allocateTaskNumbers takes a count of 1-10000, not ${String(count)}.`);
+    }
+    const client = await this.connect('No task number could be taken: the database cannot be reached');
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-schedule counter ${this.schema}`]);
+      const result = await client.query(`select nextval('${this.quoted}.task_number')::text as n from generate_series(1, $1::int)`, [
+        count,
+      ]);
+      await client.query('commit');
+      return result.rows.map((r) => Number(r.n));
+    } catch (error) {
+      if (isConnectionFailure(error)) {
+        broken = error instanceof Error ? error : new Error(String(error));
+        this.noteConnectionFailure(error);
+      } else await client.query('rollback').catch((cause: unknown) => (broken = new Error(reasonOf(cause))));
+      throw uncertain('No task number could be taken', error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Waits for the commits in flight, then ends the own pool; the instance can open again. */
+  async close(): Promise<void> {
+    if (this.phase === 'closed' || this.phase === 'closing') return;
+    if (this.phase === 'opening') {
+      await this.opening;
+      if ((this.phase as Phase) !== 'open') return;
+    }
+    this.phase = 'closing';
+    await this.tail;
+    await this.endPool();
+    this.phase = 'closed';
+  }
+
+  private async connect(what: string): Promise<SqlClient> {
+    const pool = this.pool;
+    if (pool === undefined) throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) has no pool.`);
+    try {
+      const client = await pool.connect();
+      // A pg client whose socket closes emits 'error' besides failing its query; the query's
+      // failure is what reports it, so a listener must be there or the process would crash.
+      const events = client as unknown as { on?(event: 'error', fn: () => void): void; off?(event: 'error', fn: () => void): void };
+      const ignore = () => undefined;
+      events.on?.('error', ignore);
+      return {
+        query: (text, values) => client.query(text, values),
+        release: (error) => {
+          if (error === undefined || error === false) events.off?.('error', ignore);
+          client.release(error);
+        },
+      };
+    } catch (error) {
+      this.noteConnectionFailure(error);
+      throw new ScheduleError('persistence_uncertain', `${what} (${reasonOf(error)}).`, { cause: error });
+    }
+  }
+
+  private noteConnectionFailure(error: unknown): void {
+    const initial = this.options.reconnect?.initialMs ?? 100;
+    const max = this.options.reconnect?.maxMs ?? 5000;
+    this.lastFailure = error;
+    this.retryAt = Date.now() + Math.min(max, initial * 2 ** Math.min(this.failures, 30));
+    this.failures++;
+  }
+
+  private async endPool(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    if (pool !== undefined && this.options.pool === undefined) await pool.end().catch(() => undefined);
+  }
+}
+
+/**
+ * A storage on PostgreSQL (`pg`): `postgresStorage({ connectionString: 'postgres://…/db' })`, or
+ * `{ pool }` for a pool of your own, and `schema` for the schema holding the tables.
+ */
+export const postgresStorage = (options: PostgresStorageOptions): PostgresStorage => new PostgresStorage(options);
