@@ -39,10 +39,15 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
-/** Where warnings and errors go. */
+/**
+ * Where warnings and errors go. `info` and `debug` are optional: a logger with them also hears
+ * routine events (a delivery committed, with its Session, task, occurrence and message).
+ */
 export interface Logger {
   warn(msg: string, data?: unknown): void;
   error(msg: string, data?: unknown): void;
+  info?(msg: string, data?: unknown): void;
+  debug?(msg: string, data?: unknown): void;
 }
 
 /** The whole stored domain, as decoded at open. */

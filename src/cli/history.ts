@@ -3,6 +3,7 @@
 import type { HistoryPage } from '../domain/historyPage.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';
+import { wholeNumber } from './parseOptions.ts';
 import { formatTable } from './table.ts';
 
 /** `agent-schedule history`. */
@@ -21,7 +22,8 @@ ${HOST_OPTIONS_HELP}`,
   options: { session: { type: 'string' }, id: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' } },
   async ask(values, host) {
     const query = new URLSearchParams();
-    if (values.limit !== undefined) query.set('limit', values.limit);
+    const limit = wholeNumber(values.limit, 'limit', 'a whole number from 1 to 100, such as --limit 20');
+    if (limit !== undefined) query.set('limit', String(limit));
     if (values.before !== undefined) query.set('before', values.before);
     const task = pathOf('api', 'sessions', required(values.session, 'session'), 'tasks', required(values.id, 'id'));
     const page = (await host.get(`${task}/history?${query}`)) as HistoryPage;

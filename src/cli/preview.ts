@@ -1,7 +1,6 @@
 // `agent-schedule preview`: the next occurrences of a rule, computed by the same domain code the
 // scheduler uses, as an aligned table or as JSON. Rule values are validated like tool arguments
 // (a rejected value exits 1 with its error code); unknown or missing options are usage errors.
-import { parseArgs } from 'node:util';
 import { parseAt } from '../domain/atSelector.ts';
 import { normalizeTimeOfDay, normalizeWeekdays } from '../domain/fields.ts';
 import { formatInstant, MAX_INSTANT_MS } from '../domain/instant.ts';
@@ -10,6 +9,7 @@ import { normalizeCronExpression, parseIntervalSeconds, requireTarget } from '..
 import { normalizeTimeZone } from '../domain/timeZone.ts';
 import type { Rule } from '../domain/types.ts';
 import { type CliIo, type Command, UsageError } from './command.ts';
+import { type ParsedValues, parseOptions, wholeNumber } from './parseOptions.ts';
 import { formatTable } from './table.ts';
 
 const DEFAULT_COUNT = 10;
@@ -54,8 +54,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const parseOptions = (args: string[]) => parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false });
-type Values = ReturnType<typeof parseOptions>['values'];
+type Values = ParsedValues<typeof OPTIONS>;
 
 const RULE_OPTIONS = ['cron', 'daily', 'weekly', 'every'] as const;
 
@@ -82,16 +81,12 @@ export const previewCommand: Command = {
 };
 
 function readOptions(argv: readonly string[]): Values {
-  try {
-    return parseOptions([...argv]).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  return parseOptions(argv, OPTIONS);
 }
 
 function readCount(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_COUNT;
-  const count = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  const what = `a whole number from 1 to ${MAX_COUNT}`;
+  const count = wholeNumber(text, 'count', what) ?? DEFAULT_COUNT;
   if (!(count >= 1 && count <= MAX_COUNT))
     throw new UsageError(`--count must be a whole number from 1 to ${MAX_COUNT}; got ${JSON.stringify(text)}.`);
   return count;
@@ -109,8 +104,8 @@ function readRule(values: Values): Rule {
   if (values.weekdays !== undefined && kind !== 'weekly') throw new UsageError('--weekdays goes with --weekly only.');
   if (kind === 'every') {
     if (values.tz !== undefined) throw new UsageError('--tz does not apply to --every: a fixed interval is independent of any zone.');
-    const text = values.every ?? '';
-    return { kind: 'every', everySeconds: parseIntervalSeconds(/^\d+$/.test(text) ? Number(text) : text, '--every') };
+    const seconds = wholeNumber(values.every, 'every', 'a whole number of seconds, at least 60, such as --every 600');
+    return { kind: 'every', everySeconds: parseIntervalSeconds(seconds, '--every') };
   }
   if (values.tz === undefined) throw new UsageError(`--${kind} needs --tz <zone>, such as --tz UTC or --tz Asia/Shanghai.`);
   const timeZone = normalizeTimeZone(values.tz, '--tz');

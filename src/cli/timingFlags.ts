@@ -1,7 +1,9 @@
 // The timing flags of `create` and `update`, turned into the selector `schedule_create` takes or
 // the `change` a remote update takes. Only the shape is checked here (exactly one timing, --tz
-// where a zone is needed); values are sent as typed and the Host validates them.
+// where a zone is needed, seconds as whole numbers); values are sent as typed and the Host
+// validates them.
 import { UsageError } from './command.ts';
+import { wholeNumber } from './parseOptions.ts';
 
 /** The timing options, as `parseArgs` declares them. */
 export const TIMING_OPTIONS = {
@@ -53,9 +55,9 @@ function timing(values: TimingValues, optional: boolean): [string, unknown] | un
   if (!needsZone && tz !== undefined) throw new UsageError(`--tz does not apply to --${kind} ${JSON.stringify(text)}.`);
   switch (kind) {
     case 'after':
-      return ['after_seconds', number(text)];
+      return ['after_seconds', wholeNumber(text, 'after', 'a whole number of seconds, such as --after 90')];
     case 'every':
-      return ['every_seconds', number(text)];
+      return ['every_seconds', wholeNumber(text, 'every', 'a whole number of seconds, at least 60, such as --every 600')];
     case 'at': {
       if (tz === undefined) return ['at', text];
       const [date = '', time = ''] = text.split('T');

@@ -78,12 +78,14 @@ describe('agent-schedule create', () => {
     [['--session', 'demo', '--title', 'T', '--prompt', 'P', '--cron', '* * * * *'], /--cron needs --tz/],
     [['--session', 'demo', '--title', 'T', '--prompt', 'P', '--every', '60', '--tz', 'UTC'], /--tz does not apply/],
     [['--session', 'demo', '--title', 'T', '--prompt', 'P', '--weekly', '09:00', '--tz', 'UTC'], /--weekdays/],
-    [['--session', 'demo', '--bogus'], /Unknown option '--bogus'/],
-  ])('bad usage %j exits 2', async (args, message) => {
+    [['--session', 'demo', '--bogus'], /Unknown option --bogus\./],
+  ])('bad usage %j exits 2 with one line and a hint', async (args, message) => {
     const r = await cli('create', ...args);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(message);
-    expect(r.err).toContain('Usage: agent-schedule create');
+    const [line, hint, ...more] = r.err.split('\n');
+    expect(line).toMatch(message);
+    expect(hint).toBe('Run `agent-schedule create --help` for its options.');
+    expect(more).toEqual([]);
   });
 });
 

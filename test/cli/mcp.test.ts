@@ -206,11 +206,13 @@ describe('agent-schedule mcp usage', () => {
     ['a Session id of 257 characters', ['--session', 'x'.repeat(257)], /--session must be at most 256 characters/],
     ['an unknown flag', ['--session', 's', '--bogus'], /Unknown option '--bogus'/],
     ['a positional argument', ['--session', 's', 'extra'], /Unexpected argument 'extra'/],
-  ])('%s exits 2 with a clear message and the help', async (_label, args, message) => {
+  ])('%s exits 2 with a clear message and a hint to the help', async (_label, args, message) => {
     const r = await inProcess(...args);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(message);
-    expect(r.err).toContain('Usage: agent-schedule mcp --session <id>');
+    const [line, hint, ...more] = r.err.split('\n');
+    expect(line).toMatch(message);
+    expect(hint).toBe('Run `agent-schedule mcp --help` for its options.');
+    expect(more).toEqual([]);
     expect(r.out).toBe('');
   });
 

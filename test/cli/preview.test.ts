@@ -129,7 +129,6 @@ describe('exit codes', () => {
       [['--daily', '25:00', '--tz', 'UTC'], 'invalid_rule: '],
       [['--weekly', '09:00', '--weekdays', '1,x', '--tz', 'UTC'], 'invalid_rule: '],
       [['--every', '30'], 'invalid_rule: '],
-      [['--every', 'five'], 'invalid_rule: '],
       [['--daily', '09:00:00', '--tz', 'EST'], 'invalid_time_zone: '],
       [['--daily', '09:00:00', '--tz', 'UTC', '--from', '2030-01-01T08:00:00'], 'invalid_selector: '],
     ];
@@ -141,7 +140,7 @@ describe('exit codes', () => {
     }
   });
 
-  it('bad usage exits 2 and shows the help', async () => {
+  it('bad usage exits 2 with one line and a hint to the help', async () => {
     const cases: string[][] = [
       ['preview', ...FROM],
       ['preview', '--cron', '* * * * *', '--every', '60', '--tz', 'UTC'],
@@ -153,19 +152,23 @@ describe('exit codes', () => {
       ['preview', '--weekly', '09:00:00', '--tz', 'UTC'],
       ['preview', '--daily', '09:00:00', '--weekdays', '1', '--tz', 'UTC'],
       ['preview', '--every', '60', '--tz', 'UTC'],
+      ['preview', '--every', 'five'],
     ];
     for (const argv of cases) {
       const r = await run(...argv);
       expect(r.code, argv.join(' ')).toBe(2);
-      expect(r.err).toContain('Usage: agent-schedule preview');
+      const [line, hint, ...more] = r.err.split('\n');
+      expect(line, argv.join(' ')).toMatch(/^\S.*\.$/);
+      expect(hint).toBe('Run `agent-schedule preview --help` for its options.');
+      expect(more).toEqual([]);
     }
   });
 
-  it('no command or an unknown command exits 2 with the command list', async () => {
+  it('no command or an unknown command exits 2 with a hint to the command list', async () => {
     for (const argv of [[], ['frobnicate']]) {
       const r = await run(...argv);
       expect(r.code).toBe(2);
-      expect(r.err).toContain('preview');
+      expect(r.err.split('\n')[1]).toBe('Run `agent-schedule --help` for the commands.');
     }
   });
 

@@ -62,13 +62,13 @@ describe('prompt length', () => {
       const record = (await t.get<{ record: unknown }>(`/api/sessions/demo/tasks/${task.body.id}`)).body.record;
       const patched = await t.send('PATCH', `/api/sessions/demo/tasks/${task.body.id}`, { expected: record, prompt: tooLong });
       expect(patched).toEqual({ status: 400, body: expected });
-      const err: string[] = [];
+      const out: string[] = [];
       const code = await main(
         ['create', '--session', 'demo', '--title', 't', '--prompt', tooLong, '--after', '60', '--url', t.url, '--json'],
-        { out: () => undefined, err: (line) => err.push(line) },
+        { out: (line) => out.push(line), err: () => undefined },
       );
       expect(code).toBe(1);
-      expect(err.join('\n')).toContain(expected.message);
+      expect(JSON.parse(out.join('\n'))).toEqual(expected);
     } finally {
       await t.close();
     }
