@@ -72,9 +72,22 @@ export type {
   StoredDomain,
 } from './ports.ts';
 // The remote namespace's requests and archive admission's answer
-export type { ArchiveActivity, HistoryRequest, RemoteUpdateRequest, SessionRef, TaskRef } from './remote/types.ts';
+export type {
+  ArchiveActivity,
+  CatalogFilter,
+  CatalogPage,
+  CatalogRequest,
+  CatalogSort,
+  CatalogStatusFilter,
+  HistoryRequest,
+  RemoteUpdateRequest,
+  SessionRef,
+  TaskRef,
+} from './remote/types.ts';
 export type { RetryPolicy, ScheduleConfig } from './runtime/config.ts';
 export type { LegacyNote } from './runtime/legacyNote.ts';
+// The supervisor as actor logic, for a Host built on XState
+export type { ScheduleSupervisorInput } from './runtime/supervisorInput.ts';
 // The service
 export { createScheduleService, type ScheduleChange, type ScheduleService, type ScheduleServiceOptions } from './service.ts';
 // The model tools, and their shapes for each model API

@@ -1,7 +1,9 @@
 // The remote namespace over HTTP (docs/management.md), the Session list and the Session transcripts.
+// `GET /api/catalog` answers every task; with query parameters it answers one page of them.
 // Session ids in paths are checked before anything else runs; the service validates the rest
 // and its answers are sent as they are.
 import type { Hono } from 'hono';
+import type { CatalogRequest } from '../../src/index.ts';
 import { isSessionId, SESSION_ID_RULE } from '../sessions/sessionId.ts';
 import type { HostStack } from '../stack.ts';
 import { HostHttpError, sendFailure, sendResult } from './failures.ts';
@@ -11,6 +13,24 @@ import { readJsonObject } from './requestGuards.ts';
 export const DEFAULT_HISTORY_LIMIT = 20;
 
 const integerOrText = (text: string): number | string => (/^\d{1,6}$/.test(text) ? Number(text) : text);
+
+/** Query parameters of `GET /api/catalog` that go into the request's `filter`. */
+const CATALOG_FILTER_PARAMS = new Set(['text', 'sessionId', 'id', 'kind', 'status']);
+
+/**
+ * The `remote.catalog` request of a catalog query: `text`, `sessionId`, `id`, `kind` and `status` form
+ * the filter, a whole-number `limit` is a number; every other parameter (`cursor`, `sort`, or an
+ * unknown one) goes on as sent, so the service checks and refuses it like any caller's.
+ */
+export function catalogRequestOf(query: Readonly<Record<string, string>>): Record<string, unknown> {
+  const request: Record<string, unknown> = {};
+  const filter: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (CATALOG_FILTER_PARAMS.has(name)) filter[name] = value;
+    else request[name] = name === 'limit' ? integerOrText(value) : value;
+  }
+  return Object.keys(filter).length === 0 ? request : { ...request, filter };
+}
 
 /** Registers the remote namespace and transcript routes. */
 export function remoteRoutes(app: Hono, stack: HostStack): void {
@@ -22,7 +42,11 @@ export function remoteRoutes(app: Hono, stack: HostStack): void {
     await next();
   });
 
-  app.get('/api/catalog', async (c) => c.json(await service.remote.catalog()));
+  app.get('/api/catalog', async (c) => {
+    const query = c.req.query();
+    if (Object.keys(query).length === 0) return c.json(await service.remote.catalog());
+    return sendResult(c, await service.remote.catalog(catalogRequestOf(query) as CatalogRequest));
+  });
 
   app.get('/api/sessions', async (c) => {
     const [files, catalog] = await Promise.all([sessions.list(), service.remote.catalog()]);

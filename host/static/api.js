@@ -36,14 +36,41 @@ export const taskPath = (sessionId, id) => `/api/sessions/${encodeURIComponent(s
 /**
  * Listens to a Server-Sent Events stream, `/api/events` unless `path` names another; `handlers`
  * maps event names (`schedule/changed`, `delivery`, `clock`, `ready`) to functions of the data,
- * read with `parse` (JSON by default). `onError` hears of a lost connection (the browser
- * reconnects by itself). Returns a function that stops listening.
+ * read with `parse` (JSON by default). `onError` hears of a lost connection. The browser
+ * reconnects by itself while it can; when it gives up (the Host answered with an error, or
+ * refused too often) the stream is opened again every `retryMs`. Returns a function that stops
+ * listening.
  */
-export function listenToEvents(handlers, { path = '/api/events', parse = JSON.parse, onError } = {}) {
-  const source = new EventSource(path);
-  for (const [name, handler] of Object.entries(handlers)) {
-    source.addEventListener(name, (event) => handler(parse(event.data)));
+export function listenToEvents(handlers, { path = '/api/events', parse = JSON.parse, onError, retryMs = 2000 } = {}) {
+  let source;
+  let timer;
+  let stopped = false;
+  const open = () => {
+    source = new EventSource(path);
+    for (const [name, handler] of Object.entries(handlers)) {
+      source.addEventListener(name, (event) => handler(parse(event.data)));
+    }
+    source.addEventListener('error', (event) => {
+      onError?.(event);
+      if (source.readyState === EventSource.CLOSED && !stopped) {
+        clearTimeout(timer);
+        timer = setTimeout(open, retryMs);
+      }
+    });
+  };
+  open();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    source.close();
+  };
+}
+
+/** The query string of a catalog request: `?limit=50&sort=…` with only the members that are set. */
+export function catalogQuery({ limit = 50, cursor, sort, text, sessionId, kind, status, id } = {}) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  for (const [name, value] of Object.entries({ cursor, sort, text, sessionId, kind, status, id })) {
+    if (value !== undefined && value !== '') query.set(name, value);
   }
-  if (onError) source.addEventListener('error', onError);
-  return () => source.close();
+  return `?${query}`;
 }

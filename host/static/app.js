@@ -1,12 +1,14 @@
-// The web task page: loads the catalog and the Host's clock, keeps them current through the
-// live event stream, and renders the tab bar with the registered panels (Tasks, Transcripts,
-// and the Inspector, which registers itself). In test-clock mode a bar in the header moves the
-// Host's clock.
+// The web task page: the Host's clock and connection state, kept current through the live event
+// stream, and the tab bar with the registered panels (Tasks, Transcripts, and the Inspector,
+// which registers itself). The address names the tab and the open task (route.js). While the
+// Host does not answer, a banner says so and the page retries by itself; when the stream is back
+// everything is reloaded. In test-clock mode a bar in the header moves the Host's clock.
 import { api, listenToEvents } from './api.js';
 import { browserZone, formatInZone } from './format.js';
-import { html, render, useCallback, useEffect, useState } from './html.js';
+import { html, render, useCallback, useEffect, useRef, useState } from './html.js';
 import './inspectorPanel.js';
 import { allPanels } from './panels.js';
+import { navigate, parseHash } from './route.js';
 
 function useHostClock() {
   const [clock, setClock] = useState({ now: Date.now(), fetchedAt: Date.now(), testClock: false });
@@ -19,8 +21,8 @@ function useHostClock() {
   return { clock, setClock, nowMs };
 }
 
-function TestClockBar({ nowMs }) {
-  const advance = (ms) => api('POST', '/api/test/clock', { advanceMs: ms });
+function TestClockBar({ nowMs, onError }) {
+  const advance = (ms) => api('POST', '/api/test/clock', { advanceMs: ms }).catch(onError);
   return html`<div class="test-clock" role="group" aria-label="Test clock">
     <span>Test clock: <strong>${formatInZone(new Date(nowMs).toISOString(), browserZone())}</strong></span>
     <button type="button" onClick=${() => advance(60_000)}>+1 min</button>
@@ -29,70 +31,111 @@ function TestClockBar({ nowMs }) {
   </div>`;
 }
 
+const CONNECTION_WORDS = { connecting: 'connecting…', live: 'live', down: 'disconnected, retrying…' };
+
+/** The tab bar: one tab stop, arrow keys (and Home/End) move between the tabs. */
+function TabBar({ panels, current, onChoose }) {
+  const list = useRef(null);
+  const onKeyDown = (event) => {
+    const moves = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    const index = panels.findIndex((p) => p.id === current.id);
+    const move = moves[event.key];
+    const next = Number.isFinite(move) ? (index + move + panels.length) % panels.length : move < 0 ? 0 : panels.length - 1;
+    onChoose(panels[next].id);
+    list.current?.querySelector(`#tab-${panels[next].id}`)?.focus();
+  };
+  return html`<nav class="tabs" aria-label="Views">
+    <div role="tablist" aria-label="Views" ref=${list} onKeyDown=${onKeyDown}>
+      ${panels.map(
+        (p) => html`<button
+          type="button"
+          role="tab"
+          id=${`tab-${p.id}`}
+          aria-selected=${p.id === current.id ? 'true' : 'false'}
+          aria-controls=${`panel-${p.id}`}
+          tabindex=${p.id === current.id ? '0' : '-1'}
+          onClick=${() => onChoose(p.id)}
+        >
+          ${p.label}
+        </button>`,
+      )}
+    </div>
+  </nav>`;
+}
+
 function App() {
   const panels = allPanels();
-  const [tab, setTab] = useState('tasks');
-  const [catalog, setCatalog] = useState([]);
-  const [selected, select] = useState(null);
-  const [transcriptSession, setTranscriptSession] = useState(null);
+  const [route, setRoute] = useState(() => parseHash(window.location.hash));
+  const [sessions, setSessions] = useState([]);
+  const [catalogVersion, setCatalogVersion] = useState(0);
   const [transcriptVersion, setTranscriptVersion] = useState(0);
   const [historyVersion, setHistoryVersion] = useState(0);
   const [flashText, flash] = useState(null);
-  const [connected, setConnected] = useState(false);
+  const [connection, setConnection] = useState('connecting');
   const { clock, setClock, nowMs } = useHostClock();
+  const lastTask = useRef(null);
 
-  const reloadCatalog = useCallback(() => api('GET', '/api/catalog').then(setCatalog, () => undefined), []);
+  const reloadSessions = useCallback(() => api('GET', '/api/sessions').then(setSessions, () => undefined), []);
   const reloadStatus = useCallback(
-    () => api('GET', '/api/status').then((s) => setClock({ now: Date.parse(s.now), fetchedAt: Date.now(), testClock: s.testClock })),
+    () =>
+      api('GET', '/api/status').then(
+        (s) => setClock({ now: Date.parse(s.now), fetchedAt: Date.now(), testClock: s.testClock }),
+        () => undefined,
+      ),
     [setClock],
   );
 
   useEffect(() => {
-    reloadCatalog();
-    reloadStatus();
-    return listenToEvents({
-      ready: () => {
-        setConnected(true);
-        reloadCatalog();
-      },
-      'schedule/changed': () => reloadCatalog(),
-      delivery: () => {
-        setTranscriptVersion((v) => v + 1);
-        setHistoryVersion((v) => v + 1);
-      },
-      clock: ({ now }) => setClock((c) => ({ ...c, now: Date.parse(now), fetchedAt: Date.now() })),
-    });
-  }, [reloadCatalog, reloadStatus, setClock]);
+    const onHash = () => setRoute(parseHash(window.location.hash));
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
 
-  const openTranscript = (sessionId) => {
-    setTranscriptSession(sessionId);
-    setTab('transcripts');
-  };
-  const ctx = { catalog, selected, select, nowMs, historyVersion, transcriptSession, transcriptVersion, openTranscript, flash };
-  const current = panels.find((p) => p.id === tab) ?? panels[0];
+  useEffect(() => {
+    reloadSessions();
+    return listenToEvents(
+      {
+        ready: () => {
+          setConnection('live');
+          reloadStatus();
+          reloadSessions();
+          setCatalogVersion((v) => v + 1);
+          setHistoryVersion((v) => v + 1);
+        },
+        'schedule/changed': () => {
+          setCatalogVersion((v) => v + 1);
+          reloadSessions();
+        },
+        delivery: () => {
+          setTranscriptVersion((v) => v + 1);
+          setHistoryVersion((v) => v + 1);
+        },
+        clock: ({ now }) => setClock((c) => ({ ...c, now: Date.parse(now), fetchedAt: Date.now() })),
+      },
+      { onError: () => setConnection('down') },
+    );
+  }, [reloadSessions, reloadStatus, setClock]);
+
+  if (route.tab === 'tasks' && route.taskId) lastTask.current = route.taskId;
+  const choose = (tab) =>
+    navigate(tab === 'tasks' ? (lastTask.current ? `#/tasks/${encodeURIComponent(lastTask.current)}` : '#/tasks') : `#/${tab}`);
+  const failed = (error) => flash(error.code === 'host_unreachable' ? 'The Host does not answer; the page keeps retrying.' : error.message);
+  const ctx = { route, sessions, nowMs, catalogVersion, historyVersion, transcriptVersion, flash, failed };
+  const current = panels.find((p) => p.id === route.tab) ?? panels[0];
 
   return html`<header class="top">
       <div class="brand">
         <h1>agent-schedule</h1>
         <span class="muted">reference Host · your zone ${browserZone()}</span>
-        <span class=${`live ${connected ? 'on' : ''}`}>${connected ? 'live' : 'connecting…'}</span>
+        <span class=${`live ${connection === 'live' ? 'on' : connection === 'down' ? 'down' : ''}`}>${CONNECTION_WORDS[connection]}</span>
       </div>
-      ${clock.testClock && html`<${TestClockBar} nowMs=${nowMs} />`}
+      ${clock.testClock && html`<${TestClockBar} nowMs=${nowMs} onError=${failed} />`}
     </header>
-    <nav class="tabs" role="tablist" aria-label="Views">
-      ${panels.map(
-        (p) => html`<button
-          role="tab"
-          id=${`tab-${p.id}`}
-          aria-selected=${p.id === current.id ? 'true' : 'false'}
-          aria-controls=${`panel-${p.id}`}
-          onClick=${() => setTab(p.id)}
-        >
-          ${p.label}
-        </button>`,
-      )}
-    </nav>
-    ${flashText && html`<p class="notice flash" role="status">${flashText} <button class="link" onClick=${() => flash(null)}>Dismiss</button></p>`}
+    ${connection === 'down' && html`<p class="banner" role="alert">The Host does not answer: disconnected, retrying… Changes made now cannot be sent.</p>`}
+    <${TabBar} panels=${panels} current=${current} onChoose=${choose} />
+    ${flashText && html`<p class="notice flash" role="status">${flashText} <button type="button" class="link" onClick=${() => flash(null)}>Dismiss</button></p>`}
     <main id=${`panel-${current.id}`} role="tabpanel" aria-labelledby=${`tab-${current.id}`}>${current.render(ctx)}</main>
     <datalist id="zones">${zoneNames().map((z) => html`<option value=${z}></option>`)}</datalist>`;
 }

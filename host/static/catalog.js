@@ -1,23 +1,86 @@
-// The catalog: every task of every Session, active ones first, with its next target read in the
-// task's own zone and in the browser's, and its last delivery. A title opens the task detail.
+// The catalog: one page of tasks from the Host (50 at a time), with a search box, filters by
+// Session, kind and state, the order, and previous/next. Each row shows the task's state, its
+// next target read in the task's own zone and in the browser's, and its last delivery; a title
+// opens the task detail. Below 700 px the rows become cards.
 import { browserZone, describeTiming, formatInZone, recordZone, relative } from './format.js';
-import { html } from './html.js';
+import { html, useEffect, useState } from './html.js';
 
-const isSelected = (selected, entry) => selected?.sessionId === entry.sessionId && selected?.id === entry.record.id;
+/** The state a row shows: `scheduled`, `overdue` (due, not delivered yet) or `ended`. */
+export function taskState(entry, nowMs) {
+  if (entry.status !== 'active') return 'ended';
+  return Date.parse(entry.record.scheduledAt) <= nowMs ? 'overdue' : 'scheduled';
+}
 
-/** The catalog table. */
-export function Catalog({ entries, selected, onSelect, nowMs }) {
+const KINDS = ['after', 'at', 'every', 'daily', 'weekly', 'cron'];
+const STATUSES = [
+  ['', 'Any state'],
+  ['scheduled', 'Scheduled'],
+  ['overdue', 'Overdue'],
+  ['active', 'Scheduled or overdue'],
+  ['inactive', 'Ended'],
+];
+const SORTS = [
+  ['next', 'Next target, soonest first'],
+  ['lastDelivery', 'Last delivery, newest first'],
+  ['title', 'Title'],
+];
+
+/** The search box and the filters; `onChange(patch)` with the changed members. */
+function CatalogFilters({ query, sessions, onChange }) {
+  const [text, setText] = useState(query.text);
+  useEffect(() => {
+    if (text === query.text) return undefined;
+    const timer = setTimeout(() => onChange({ text }), 250);
+    return () => clearTimeout(timer);
+  }, [text, query.text, onChange]);
+  const select = (id, label, key, options) => html`<div class="filter">
+    <label for=${id}>${label}</label>
+    <select id=${id} value=${query[key]} onChange=${(e) => onChange({ [key]: e.currentTarget.value })}>
+      ${options.map(([value, words]) => html`<option key=${value} value=${value}>${words}</option>`)}
+    </select>
+  </div>`;
+  return html`<div class="catalog-filters" role="search" aria-label="Find tasks">
+    <div class="filter search">
+      <label for="catalog-search">Search</label>
+      <input
+        id="catalog-search"
+        type="search"
+        value=${text}
+        placeholder="Title, instruction, id or Session"
+        onInput=${(e) => setText(e.currentTarget.value)}
+        onKeyDown=${(e) => e.key === 'Enter' && onChange({ text })}
+      />
+    </div>
+    ${select('catalog-session', 'Session', 'sessionId', [['', 'All Sessions'], ...sessions.map((s) => [s, s])])}
+    ${select('catalog-kind', 'Kind', 'kind', [['', 'Any kind'], ...KINDS.map((k) => [k, k])])}
+    ${select('catalog-status', 'State', 'status', STATUSES)}
+    ${select('catalog-sort', 'Order', 'sort', SORTS)}
+  </div>`;
+}
+
+/** The catalog card: filters, the page's rows and the pager. */
+export function Catalog({ page, error, query, sessions, pageIndex, selectedId, nowMs, onQuery, onPage, onOpen }) {
   const zone = browserZone();
-  const rows = [...entries.filter((e) => e.status === 'active'), ...entries.filter((e) => e.status !== 'active')];
+  const entries = page?.entries ?? [];
+  const total = page?.total ?? 0;
+  const first = pageIndex * query.limit;
+  const filtered = query.text !== '' || query.sessionId !== '' || query.kind !== '' || query.status !== '';
   return html`<section class="card catalog" aria-labelledby="catalog-heading">
-    <h2 id="catalog-heading">Tasks <span class="count">${entries.length}</span></h2>
+    <h2 id="catalog-heading">Tasks <span class="count">${page ? total : ''}</span></h2>
+    <${CatalogFilters} query=${query} sessions=${sessions} onChange=${onQuery} />
+    ${error && html`<p class="error" role="alert"><span class="code-badge">${error.code}</span> ${error.message}</p>`}
     ${
-      rows.length === 0
-        ? html`<p class="empty">No tasks yet. Create one with the form, or let an agent call <code>schedule_create</code>.</p>`
-        : html`<table>
+      page &&
+      entries.length === 0 &&
+      html`<p class="empty">${filtered ? 'No task matches these filters.' : html`No tasks yet. Create one with the form, or let an agent call <code>schedule_create</code>.`}</p>`
+    }
+    ${
+      entries.length > 0 &&
+      html`<table class="catalog-table">
           <thead>
             <tr>
               <th scope="col">Title</th>
+              <th scope="col">State</th>
               <th scope="col">Session</th>
               <th scope="col">Timing</th>
               <th scope="col">Next target (task's zone)</th>
@@ -26,29 +89,40 @@ export function Catalog({ entries, selected, onSelect, nowMs }) {
             </tr>
           </thead>
           <tbody>
-            ${rows.map((entry) => {
+            ${entries.map((entry) => {
               const { record } = entry;
-              const active = entry.status === 'active';
-              return html`<tr key=${`${entry.sessionId}/${record.id}`} class=${`${active ? '' : 'inactive'} ${isSelected(selected, entry) ? 'selected' : ''}`}>
-                <td>
-                  <button class="link" aria-current=${isSelected(selected, entry) ? 'true' : undefined} onClick=${() => onSelect({ sessionId: entry.sessionId, id: record.id })}>
+              const state = taskState(entry, nowMs);
+              const active = state !== 'ended';
+              const selected = selectedId === record.id;
+              return html`<tr key=${record.id} class=${`${active ? '' : 'inactive'} ${selected ? 'selected' : ''}`}>
+                <td data-label="Title">
+                  <a class="link title-link" href=${`#/tasks/${encodeURIComponent(record.id)}`} data-open-task=${record.id} aria-current=${selected ? 'true' : undefined} onClick=${(e) => onOpen(e, record.id)}>
                     ${record.title}
-                  </button>
-                  ${!active && html` <span class="badge">inactive</span>`}
+                  </a>
                 </td>
-                <td><code>${entry.sessionId}</code></td>
-                <td><span class="kind">${record.kind}</span> ${describeTiming(record)}</td>
-                <td class="when">
+                <td data-label="State"><span class=${`badge state-${state}`}>${state}</span></td>
+                <td data-label="Session"><code>${entry.sessionId}</code></td>
+                <td data-label="Timing"><span class="kind">${record.kind}</span> ${describeTiming(record, { short: true })}</td>
+                <td class="when" data-label="Next target">
                   ${active ? html`${formatInZone(record.scheduledAt, recordZone(record))}<div class="muted">${relative(record.scheduledAt, nowMs)}</div>` : html`<span class="muted">ended</span>`}
                 </td>
-                <td class="when">${active ? formatInZone(record.scheduledAt, zone) : '—'}</td>
-                <td class="when">
+                <td class="when" data-label=${`In ${zone}`}>${active ? formatInZone(record.scheduledAt, zone) : '—'}</td>
+                <td class="when" data-label="Last delivery">
                   ${entry.lastDelivery ? html`${formatInZone(entry.lastDelivery.deliveredAt, zone)}<div class="muted">${relative(entry.lastDelivery.deliveredAt, nowMs)}</div>` : html`<span class="muted">never</span>`}
                 </td>
               </tr>`;
             })}
           </tbody>
         </table>`
+    }
+    ${
+      page &&
+      total > 0 &&
+      html`<nav class="pager" aria-label="Task pages">
+        <button type="button" disabled=${pageIndex === 0} onClick=${() => onPage(-1)}>Previous</button>
+        <span class="muted" aria-live="polite">${first + 1}–${first + entries.length} of ${total}</span>
+        <button type="button" disabled=${page.nextCursor === undefined} onClick=${() => onPage(1)}>Next</button>
+      </nav>`
     }
   </section>`;
 }

@@ -1,25 +1,31 @@
 // The create form: Session, title, instruction and one of the six timings, sent as the Session
 // would call `schedule_create`. The zone is always sent explicitly (the picker starts with the
-// browser's zone). A refused value shows the Host's code and message and keeps the input.
+// browser's zone). A refused value is shown at its field, in words for a person with the Host's
+// code as a badge, and the input is kept; changing the field clears its error.
 import { api } from './api.js';
+import { createFieldIds } from './editFields.js';
+import { useFieldErrors } from './fieldErrors.js';
 import { html, useState } from './html.js';
+import { ErrorNote, FieldError } from './problems.js';
 import { RulePreview } from './rulePreview.js';
 import { initialTiming, selectorOf } from './timing.js';
 import { TimingFields } from './timingFields.js';
 
+const { invalid: invalidProps } = createFieldIds();
+
 /** The create form; `onCreated(sessionId, view)` after a task was stored. */
-export function CreateForm({ onCreated }) {
+export function CreateForm({ onCreated, sessions = [] }) {
   const [sessionId, setSessionId] = useState('demo');
   const [title, setTitle] = useState('');
   const [prompt, setPrompt] = useState('');
   const [timing, setTiming] = useState(initialTiming);
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState(null);
+  const { errors, formError, refused, clear, reset, timingChanged, onPreview } = useFieldErrors(() => timing.kind);
 
   async function submit(event) {
     event.preventDefault();
     setBusy(true);
-    setError(null);
+    reset();
     try {
       const session = sessionId.trim();
       const view = await api('POST', `/api/sessions/${encodeURIComponent(session)}/tools/schedule_create`, {
@@ -31,29 +37,53 @@ export function CreateForm({ onCreated }) {
       setPrompt('');
       onCreated(session, view);
     } catch (e) {
-      setError(e);
+      refused(e, timing.kind);
     } finally {
       setBusy(false);
     }
   }
 
-  return html`<form class="card create-form" aria-label="Create task" onSubmit=${submit}>
+  return html`<form class="card create-form" aria-label="Create task" onSubmit=${submit} noValidate>
     <h2>New task</h2>
-    <div class="field">
+    <div class=${`field ${errors.session ? 'invalid' : ''}`}>
       <label for="create-session">Session</label>
-      <input id="create-session" value=${sessionId} required onInput=${(e) => setSessionId(e.currentTarget.value)} spellcheck="false" />
+      <input id="create-session" value=${sessionId} list="known-sessions" required autocomplete="off" spellcheck="false"
+        onInput=${(e) => {
+          setSessionId(e.currentTarget.value);
+          clear('session');
+        }} ...${invalidProps(errors.session, 'create-session')} />
+      <datalist id="known-sessions">${sessions.map((s) => html`<option key=${s} value=${s}></option>`)}</datalist>
+      <${FieldError} id="create-session-error" error=${errors.session} field="session" />
     </div>
-    <div class="field">
+    <div class=${`field ${errors.title ? 'invalid' : ''}`}>
       <label for="create-title">Title</label>
-      <input id="create-title" value=${title} maxlength="120" required onInput=${(e) => setTitle(e.currentTarget.value)} />
+      <input id="create-title" value=${title} maxlength="120" required
+        onInput=${(e) => {
+          setTitle(e.currentTarget.value);
+          clear('title');
+        }} ...${invalidProps(errors.title, 'create-title')} />
+      <${FieldError} id="create-title-error" error=${errors.title} field="title" />
     </div>
-    <div class="field">
+    <div class=${`field ${errors.prompt ? 'invalid' : ''}`}>
       <label for="create-prompt">Instruction</label>
-      <textarea id="create-prompt" rows="2" required value=${prompt} onInput=${(e) => setPrompt(e.currentTarget.value)}></textarea>
+      <textarea id="create-prompt" rows="2" required value=${prompt}
+        onInput=${(e) => {
+          setPrompt(e.currentTarget.value);
+          clear('prompt');
+        }} ...${invalidProps(errors.prompt, 'create-prompt')}></textarea>
+      <${FieldError} id="create-prompt-error" error=${errors.prompt} field="prompt" />
     </div>
-    <${TimingFields} state=${timing} onChange=${setTiming} idPrefix="create" />
-    <${RulePreview} state=${timing} />
-    ${error && html`<p class="error" role="alert"><code>${error.code}</code> ${error.message}</p>`}
+    <${TimingFields}
+      state=${timing}
+      onChange=${(next) => {
+        timingChanged(timing, next);
+        setTiming(next);
+      }}
+      idPrefix="create"
+      errors=${errors}
+    />
+    <${RulePreview} state=${timing} onProblem=${onPreview} />
+    <${ErrorNote} error=${formError} />
     <div class="actions">
       <button type="submit" class="primary" disabled=${busy}>Create task</button>
     </div>

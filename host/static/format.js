@@ -69,13 +69,14 @@ const shortTime = (time) => (time.endsWith(':00') && time.length === 8 ? time.sl
 /** The zone a record's times are read in (UTC for after, at and every). */
 export const recordZone = (record) => record.timeZone ?? 'UTC';
 
-/** The timing of a record in words. */
-export function describeTiming(record) {
+/** The timing of a record in words; `short` leaves a one-shot's instant out (a list shows it beside). */
+export function describeTiming(record, { short = false } = {}) {
+  if (short && (record.kind === 'after' || record.kind === 'at')) return 'once';
   switch (record.kind) {
     case 'after':
-      return `once, ${duration(record.afterSeconds)} after it was set`;
+      return `once, at ${formatInZone(record.scheduledAt, browserZone())} (${duration(record.afterSeconds)} after it was set)`;
     case 'at':
-      return 'once, at a fixed instant';
+      return `once, at ${formatInZone(record.scheduledAt, browserZone())}`;
     case 'every':
       return `every ${duration(record.everySeconds)}`;
     case 'daily':
@@ -87,4 +88,13 @@ export function describeTiming(record) {
     default:
       return record.kind;
   }
+}
+
+/** How late a delivery was: `on time` under a second, else `+1.5 s`, `+3 min`, `+2 h 5 min`. */
+export function lateness(occurrenceIso, deliveredIso) {
+  const ms = Date.parse(deliveredIso) - Date.parse(occurrenceIso);
+  if (!Number.isFinite(ms)) return '—';
+  if (ms < 1000) return ms < 0 ? 'early' : 'on time';
+  if (ms < 10_000) return `+${(ms / 1000).toFixed(1)} s`;
+  return `+${duration(ms / 1000)}`;
 }

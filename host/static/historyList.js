@@ -1,12 +1,14 @@
 // A task's delivery history, newest first, one page at a time: "Older deliveries" follows the
 // Host's `nextBefore` cursor, "Newest" goes back to the first page. A new delivery reloads the
-// first page.
+// first page. Each row shows how late the delivery was (delivered − occurrence) and links to the
+// message in the Session's transcript.
 import { api, taskPath } from './api.js';
-import { browserZone, formatInZone } from './format.js';
+import { browserZone, formatInZone, lateness } from './format.js';
 import { html, useEffect, useState } from './html.js';
+import { ErrorNote } from './problems.js';
 
 /** The history of one task; `version` changes when it may have grown. */
-export function HistoryList({ sessionId, id, version, pageSize = 10 }) {
+export function HistoryList({ sessionId, id, version, transcriptHref, pageSize = 10 }) {
   const [cursor, setCursor] = useState(undefined);
   const [page, setPage] = useState(null);
   const [error, setError] = useState(null);
@@ -28,23 +30,24 @@ export function HistoryList({ sessionId, id, version, pageSize = 10 }) {
     };
   }, [sessionId, id, version, cursor, pageSize]);
 
-  return html`<section aria-labelledby="history-heading">
+  return html`<section aria-labelledby="history-heading" tabindex="0">
     <h3 id="history-heading">Delivery history</h3>
-    ${error && html`<p class="error" role="alert"><code>${error.code}</code> ${error.message}</p>`}
+    <${ErrorNote} error=${error} />
     ${
       page &&
       (page.records.length === 0
         ? html`<p class="empty">No deliveries yet.</p>`
-        : html`<table aria-label="Delivery history">
+        : html`<table aria-label="Delivery history" class="history-table">
           <thead>
-            <tr><th scope="col">Occurrence (${zone})</th><th scope="col">Delivered</th><th scope="col">Message</th></tr>
+            <tr><th scope="col">Occurrence (${zone})</th><th scope="col">Delivered</th><th scope="col">Late by</th><th scope="col">Message</th></tr>
           </thead>
           <tbody>
             ${page.records.map(
               (r) => html`<tr key=${r.messageId}>
-                <td class="when">${formatInZone(r.scheduledAt, zone)}</td>
-                <td class="when">${formatInZone(r.deliveredAt, zone)}</td>
-                <td><code>${r.messageId}</code></td>
+                <td class="when" data-label="Occurrence">${formatInZone(r.scheduledAt, zone)}</td>
+                <td class="when" data-label="Delivered">${formatInZone(r.deliveredAt, zone)}</td>
+                <td data-label="Late by">${lateness(r.scheduledAt, r.deliveredAt)}</td>
+                <td data-label="Message"><a class="link" href=${transcriptHref(sessionId, r.messageId)} aria-label=${`Message ${r.messageId} in the transcript of ${sessionId}`}><code>${r.messageId}</code></a></td>
               </tr>`,
             )}
           </tbody>

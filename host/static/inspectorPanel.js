@@ -38,13 +38,17 @@ function useInspectorStream(sessionId) {
   return { store: store.current, live };
 }
 
-/** The Inspector tab over the shared page state (it reads `catalog` and `nowMs`). */
-export function InspectorPanel({ catalog, nowMs }) {
+/** The Inspector tab over the shared page state (it reads the Session ids and `nowMs`). */
+export function InspectorPanel({ sessions: known, nowMs }) {
   const [sessionId, setSessionId] = useState('');
   const [changesOnly, setChangesOnly] = useState(false);
   const { store, live } = useInspectorStream(sessionId);
   const events = changesOnly ? store.events.filter((entry) => entry.type === 'snapshot') : store.events;
-  const sessions = sessionChoices(catalog, store.actors, sessionId);
+  const sessions = sessionChoices(
+    known.map((id) => ({ sessionId: id })),
+    store.actors,
+    sessionId,
+  );
 
   return html`<div class="inspector">
     <div class="inspector-bar" role="group" aria-label="Inspector filters">
@@ -77,5 +81,5 @@ export function InspectorPanel({ catalog, nowMs }) {
 registerPanel({
   id: 'inspector',
   label: 'Inspector',
-  render: (ctx) => html`<${InspectorPanel} catalog=${ctx.catalog} nowMs=${ctx.nowMs} />`,
+  render: (ctx) => html`<${InspectorPanel} sessions=${ctx.sessions} nowMs=${ctx.nowMs} />`,
 });

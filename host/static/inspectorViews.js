@@ -64,7 +64,7 @@ const timeOfDay = (at, zone) => {
 export function EventStream({ events }) {
   const zone = browserZone();
   if (events.length === 0) return html`<p class="empty">No entries yet. They appear as the actors work.</p>`;
-  return html`<div class="event-stream">
+  return html`<div class="event-stream" tabindex="0" role="region" aria-label="Inspector events, scrollable">
     <table aria-label="Inspector events">
       <thead>
         <tr>

@@ -26,7 +26,7 @@ export function Occurrences({ entry, count = 5 }) {
     };
   }, [sessionId, record.id, record.scheduledAt, status, count]);
 
-  return html`<section aria-labelledby="occurrences-heading">
+  return html`<section aria-labelledby="occurrences-heading" tabindex="0">
     <h3 id="occurrences-heading">Next occurrences</h3>
     ${error && html`<p class="error" role="alert"><code>${error.code}</code> ${error.message}</p>`}
     ${occurrences?.length === 0 && html`<p class="empty">None: this task has ended.</p>`}

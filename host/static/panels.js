@@ -11,7 +11,12 @@ const panels = [
     id: 'transcripts',
     label: 'Transcripts',
     render: (ctx) =>
-      html`<${TranscriptPanel} sessionId=${ctx.transcriptSession} onSelect=${ctx.openTranscript} version=${ctx.transcriptVersion} />`,
+      html`<${TranscriptPanel}
+        sessionId=${ctx.route.sessionId ?? null}
+        messageId=${ctx.route.messageId ?? null}
+        sessions=${ctx.sessions}
+        version=${ctx.transcriptVersion}
+      />`,
   },
 ];
 

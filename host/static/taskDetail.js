@@ -1,19 +1,27 @@
-// The detail of one task: what it is, when it fires next, its next occurrences, its delivery
-// history, the staged edit form, and delete with an explicit confirmation.
+// The detail of one task: what it is, its state, when it fires next, its next occurrences, its
+// delivery history, the staged edit form, and delete with an explicit confirmation. It takes the
+// focus when it opens (and is scrolled into view); Escape closes the confirmation, or else the
+// detail (never the edit form, so typed edits are not thrown away by a key).
 import { api, taskPath } from './api.js';
+import { taskState } from './catalog.js';
 import { EditForm } from './editForm.js';
 import { browserZone, describeTiming, formatInZone, recordZone, relative } from './format.js';
 import { HistoryList } from './historyList.js';
-import { html, useEffect, useState } from './html.js';
+import { html, useEffect, useRef, useState } from './html.js';
 import { Occurrences } from './occurrences.js';
+import { ErrorNote } from './problems.js';
 
 /** The detail panel of a catalog entry. */
-export function TaskDetail({ entry, nowMs, historyVersion, onOpenTranscript, onDeleted, onClose }) {
+export function TaskDetail({ entry, nowMs, historyVersion, transcriptHref, onDeleted, onClose }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState(null);
   const [error, setError] = useState(null);
+  const heading = useRef(null);
+  const editButton = useRef(null);
+  const deleteButton = useRef(null);
   const { record, sessionId } = entry;
+  const state = taskState(entry, nowMs);
   const active = entry.status === 'active';
   const key = `${sessionId}/${record.id}`;
 
@@ -22,7 +30,25 @@ export function TaskDetail({ entry, nowMs, historyVersion, onOpenTranscript, onD
     setConfirming(false);
     setMessage(null);
     setError(null);
+    heading.current?.scrollIntoView({ block: 'nearest' });
+    heading.current?.focus({ preventScroll: true });
   }, [key]);
+
+  useEffect(() => {
+    const onKey = (event) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      if (confirming) {
+        event.preventDefault();
+        setConfirming(false);
+        requestAnimationFrame(() => deleteButton.current?.focus());
+      } else if (!editing) {
+        event.preventDefault();
+        onClose();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [confirming, editing, onClose]);
 
   async function remove() {
     try {
@@ -38,26 +64,33 @@ export function TaskDetail({ entry, nowMs, historyVersion, onOpenTranscript, onD
     setMessage(null);
     setEditing(true);
   };
-
-  const saved = (view) => {
+  const stopEditing = () => {
     setEditing(false);
+    requestAnimationFrame(() => editButton.current?.focus());
+  };
+  const saved = (view) => {
+    stopEditing();
     setMessage(`Saved. Next target: ${formatInZone(view.scheduledAt, recordZone(view))}.`);
+  };
+  const confirm = () => {
+    setConfirming(true);
+    requestAnimationFrame(() => document.getElementById('confirm-delete')?.focus());
   };
 
   return html`<section class="card detail" aria-labelledby="detail-heading">
     <header class="detail-head">
-      <h2 id="detail-heading">${record.title}</h2>
-      <button type="button" class="icon" aria-label="Close task detail" onClick=${onClose}>×</button>
+      <h2 id="detail-heading" tabindex="-1" ref=${heading}>${record.title}</h2>
+      <button type="button" class="icon" aria-label="Close task detail" title="Close (Escape)" onClick=${onClose}>×</button>
     </header>
     <p class="muted">
-      <code>${record.id}</code> in Session <button class="link" onClick=${() => onOpenTranscript(sessionId)}>${sessionId}</button>
-      ${' · '} <span class=${`badge ${active ? 'ok' : ''}`}>${entry.status}</span>
+      <code>${record.id}</code> in Session <a class="link" href=${transcriptHref(sessionId)}>${sessionId}</a>
+      ${' · '} <span class=${`badge state-${state}`}>${state}</span>
     </p>
     ${message && html`<p class="notice" role="status">${message}</p>`}
-    ${error && html`<p class="error" role="alert"><code>${error.code}</code> ${error.message}</p>`}
+    <${ErrorNote} error=${error} />
     ${
       editing
-        ? html`<${EditForm} entry=${entry} onSaved=${saved} onCancel=${() => setEditing(false)} />`
+        ? html`<${EditForm} entry=${entry} onSaved=${saved} onCancel=${stopEditing} />`
         : html`<dl class="facts">
             <dt>Instruction</dt><dd class="prompt">${record.prompt}</dd>
             <dt>Timing</dt><dd><span class="kind">${record.kind}</span> ${describeTiming(record)}</dd>
@@ -68,11 +101,11 @@ export function TaskDetail({ entry, nowMs, historyVersion, onOpenTranscript, onD
               ${active && html`<div class="muted">${relative(record.scheduledAt, nowMs)}</div>`}
             </dd>
             <dt>Last delivery</dt>
-            <dd>${entry.lastDelivery ? `${formatInZone(entry.lastDelivery.deliveredAt, browserZone())} · ${entry.lastDelivery.messageId}` : 'never'}</dd>
+            <dd>${entry.lastDelivery ? html`${formatInZone(entry.lastDelivery.deliveredAt, browserZone())} · <a class="link" href=${transcriptHref(sessionId, entry.lastDelivery.messageId)}>${entry.lastDelivery.messageId}</a>` : 'never'}</dd>
           </dl>
           <div class="actions">
-            ${active && html`<button type="button" onClick=${startEditing}>Edit</button>`}
-            <button type="button" class="danger" onClick=${() => setConfirming(true)}>Delete</button>
+            ${active && html`<button type="button" ref=${editButton} onClick=${startEditing}>Edit</button>`}
+            <button type="button" class="danger" ref=${deleteButton} onClick=${confirm}>Delete</button>
           </div>`
     }
     ${
@@ -80,12 +113,15 @@ export function TaskDetail({ entry, nowMs, historyVersion, onOpenTranscript, onD
       html`<div class="confirm" role="alertdialog" aria-labelledby="confirm-text">
       <p id="confirm-text">Delete “${record.title}”? It will not fire again and its delivery history is removed. Messages already delivered stay in the Session.</p>
       <div class="actions">
-        <button type="button" class="danger" onClick=${remove}>Delete task</button>
-        <button type="button" onClick=${() => setConfirming(false)}>Keep task</button>
+        <button type="button" class="danger" id="confirm-delete" onClick=${remove}>Delete task</button>
+        <button type="button" onClick=${() => {
+          setConfirming(false);
+          requestAnimationFrame(() => deleteButton.current?.focus());
+        }}>Keep task</button>
       </div>
     </div>`
     }
     <${Occurrences} entry=${entry} />
-    <${HistoryList} sessionId=${sessionId} id=${record.id} version=${historyVersion} />
+    <${HistoryList} sessionId=${sessionId} id=${record.id} version=${historyVersion} transcriptHref=${transcriptHref} />
   </section>`;
 }

@@ -1,36 +1,129 @@
-// The Tasks tab: the catalog across the top, the selected task's detail and the create form
-// below it.
+// The Tasks tab: the catalog, one page at a time, with the open task's detail beside it (over it
+// on a narrow screen) and the create form. The open task comes from the address
+// (`#/tasks/sch_12`) and is read on its own, so a link or a reload opens it whatever page the
+// catalog shows. Closing the detail puts the focus back on the row that opened it.
+import { api, catalogQuery } from './api.js';
 import { Catalog } from './catalog.js';
 import { CreateForm } from './createForm.js';
-import { html } from './html.js';
+import { html, useCallback, useEffect, useRef, useState } from './html.js';
+import { navigate, taskHref, transcriptHref } from './route.js';
 import { TaskDetail } from './taskDetail.js';
+
+const PAGE_SIZE = 50;
+const NO_FILTERS = { text: '', sessionId: '', kind: '', status: '', sort: 'next', limit: PAGE_SIZE };
+
+/** One catalog page for `query` from the cursor of page `pageIndex`, reloaded when `version` changes. */
+function useCatalogPage(query, cursor, version) {
+  const [state, setState] = useState({ page: null, error: null });
+  useEffect(() => {
+    let live = true;
+    api('GET', `/api/catalog${catalogQuery({ ...query, cursor })}`).then(
+      (page) => live && setState({ page, error: null }),
+      (error) => live && setState((s) => ({ page: s.page, error })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [query, cursor, version]);
+  return state;
+}
+
+/** The entry of task `id` (any Session), `undefined` while loading, `null` when there is none. */
+function useTask(id, version) {
+  const [entry, setEntry] = useState(undefined);
+  useEffect(() => {
+    if (!id) return setEntry(undefined);
+    let live = true;
+    api('GET', `/api/catalog${catalogQuery({ id, limit: 1 })}`).then(
+      (page) => live && setEntry(page.entries[0] ?? null),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [id, version]);
+  return entry?.record.id === id || entry === null ? entry : undefined;
+}
 
 /** The Tasks tab over the shared page state. */
 export function TasksPanel(ctx) {
-  const { catalog, selected, select, nowMs, historyVersion, openTranscript, flash } = ctx;
-  const entry = selected && catalog.find((e) => e.sessionId === selected.sessionId && e.record.id === selected.id);
-  const deleted = (text) => {
-    select(null);
-    flash(text);
+  const { route, sessions, nowMs, catalogVersion, historyVersion, flash } = ctx;
+  const [query, setQuery] = useState(NO_FILTERS);
+  const [cursors, setCursors] = useState([undefined]);
+  const [pageIndex, setPageIndex] = useState(0);
+  const { page, error } = useCatalogPage(query, cursors[pageIndex], catalogVersion);
+  const selectedId = route.taskId;
+  const entry = useTask(selectedId, catalogVersion);
+  const opener = useRef(null);
+
+  const changeQuery = useCallback((patch) => {
+    setQuery((q) => ({ ...q, ...patch }));
+    setCursors([undefined]);
+    setPageIndex(0);
+  }, []);
+  const turnPage = (step) => {
+    if (step > 0 && page?.nextCursor !== undefined) {
+      setCursors((c) => [...c.slice(0, pageIndex + 1), page.nextCursor]);
+      setPageIndex(pageIndex + 1);
+    } else if (step < 0 && pageIndex > 0) setPageIndex(pageIndex - 1);
   };
-  return html`<div class="tasks">
-    <${Catalog} entries=${catalog} selected=${selected} onSelect=${select} nowMs=${nowMs} />
-    <div class="below">
-      <div class="main-col">
+  // A page left empty by deletions goes back one page.
+  useEffect(() => {
+    if (page && page.entries.length === 0 && pageIndex > 0) setPageIndex(pageIndex - 1);
+  }, [page, pageIndex]);
+
+  const close = () => {
+    const back = opener.current;
+    navigate(taskHref(null));
+    // Back to the row that opened the detail (or the search box when it is gone).
+    requestAnimationFrame(() => {
+      const row = back && document.querySelector(`[data-open-task="${CSS.escape(back)}"]`);
+      (row ?? document.getElementById('catalog-search'))?.focus();
+    });
+  };
+  const deleted = (text) => {
+    flash(text);
+    close();
+  };
+  const open = (_event, id) => {
+    opener.current = id;
+  };
+
+  return html`<div class=${`tasks ${selectedId ? 'with-detail' : ''}`}>
+    <div class="catalog-col">
+      <${Catalog}
+        page=${page}
+        error=${error}
+        query=${query}
+        sessions=${sessions}
+        pageIndex=${pageIndex}
+        selectedId=${selectedId}
+        nowMs=${nowMs}
+        onQuery=${changeQuery}
+        onPage=${turnPage}
+        onOpen=${open}
+      />
+      <${CreateForm} sessions=${sessions} onCreated=${(_sessionId, view) => navigate(taskHref(view.id))} />
+    </div>
+    ${
+      selectedId &&
+      html`<div class="side-col">
         ${
           entry
             ? html`<${TaskDetail}
               entry=${entry}
               nowMs=${nowMs}
               historyVersion=${historyVersion}
-              onOpenTranscript=${openTranscript}
+              transcriptHref=${transcriptHref}
               onDeleted=${deleted}
-              onClose=${() => select(null)}
+              onClose=${close}
             />`
-            : html`<section class="card placeholder"><p class="empty">${selected ? 'This task no longer exists.' : 'Select a task to see its next occurrences, its delivery history, and to edit or delete it.'}</p></section>`
+            : html`<section class="card detail placeholder" aria-label="Task detail">
+              <p class="empty">${entry === null ? `There is no task ${selectedId}.` : 'Loading the task…'}</p>
+              <button type="button" onClick=${close}>Close</button>
+            </section>`
         }
-      </div>
-      <div class="side-col"><${CreateForm} onCreated=${(sessionId, view) => select({ sessionId, id: view.id })} /></div>
-    </div>
+      </div>`
+    }
   </div>`;
 }

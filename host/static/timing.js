@@ -20,17 +20,45 @@ export const ZONED = new Set(['at', 'daily', 'weekly', 'cron']);
 /** A fresh form state: a weekday-morning cron rule in the browser's zone. */
 export const initialTiming = () => ({
   kind: 'cron',
-  afterSeconds: '600',
+  afterSeconds: '10m',
   date: '',
   time: '09:00',
-  everySeconds: '3600',
+  everySeconds: '1h',
   weekdays: [1, 2, 3, 4, 5],
   expression: '0 9 * * 1-5',
   zone: browserZone(),
 });
 
-const toNumber = (text) => (/^\s*-?\d+\s*$/.test(text) ? Number(text) : text);
-const fullTime = (time) => (/^\d{2}:\d{2}$/.test(time) ? `${time}:00` : time);
+const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600, d: 86_400 };
+
+/**
+ * Seconds from an interval as typed: `90`, `90s`, `15m`, `15 min`, `2h`, `1d`; anything else is
+ * passed on as typed, so the Host's validation decides and says why.
+ */
+export function parseInterval(text) {
+  const match = /^\s*(-?\d+)\s*(s|sec|m|min|h|d)?\s*$/i.exec(text);
+  if (!match) return text;
+  return Number(match[1]) * UNIT_SECONDS[(match[2] ?? 's').toLowerCase()];
+}
+
+/** An interval in seconds as the forms show it: `1d`, `2h`, `15m`, or seconds. */
+export function formatInterval(seconds) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ]) {
+    if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return String(seconds);
+}
+
+const toNumber = parseInterval;
+const fullTime = (time) => {
+  const t = time.trim();
+  if (/^\d:\d{2}(:\d{2})?$/.test(t)) return fullTime(`0${t}`);
+  return /^\d{2}:\d{2}$/.test(t) ? `${t}:00` : t;
+};
 
 /** The `schedule_create` selector of a state: `{cron: {...}}` and so on. */
 export function selectorOf(state) {
@@ -72,7 +100,7 @@ export function timingOfRecord(record) {
     case 'at':
       return { ...base, kind: 'at', ...wallParts(record.scheduledAt, base.zone) };
     case 'every':
-      return { ...base, kind: 'every_seconds', everySeconds: String(record.everySeconds) };
+      return { ...base, kind: 'every_seconds', everySeconds: formatInterval(record.everySeconds) };
     case 'daily':
       return { ...base, kind: 'daily', time: record.time, zone: record.timeZone };
     case 'weekly':

@@ -50,6 +50,7 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
       'schedule_delete',
       'schedule_list',
       'callTool',
+      'remote.catalog',
       'remote.get',
       'remote.list',
       'remote.history',
@@ -61,8 +62,8 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   },
   invalid_rule: {
     meaning:
-      'A timing value is not accepted: a delay or interval that is not a whole number in range, a time of day that is not `HH:mm:ss[.sss]`, weekdays that are not distinct integers 1–7, a cron expression outside the 5-field dialect (the message names the field), or a history `limit` that is not an integer from 1 to 100.',
-    answeredBy: ['schedule_create', 'schedule_update', 'remote.update', 'remote.history', 'parseTimingSelector'],
+      'A timing value is not accepted: a delay or interval that is not a whole number in range, a time of day that is not `HH:mm:ss[.sss]`, weekdays that are not distinct integers 1–7, a cron expression outside the 5-field dialect (the message names the field), or a history `limit` that is not an integer from 1 to 100 (a catalog page `limit`: 1 to 500).',
+    answeredBy: ['schedule_create', 'schedule_update', 'remote.update', 'remote.history', 'remote.catalog', 'parseTimingSelector'],
     nextStep: 'Correct the value the message names. Nothing was written.',
   },
   invalid_time_zone: {

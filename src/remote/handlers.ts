@@ -7,12 +7,14 @@
 // only when it is a string short enough to be a task id. Every request is checked the same way,
 // in the same order — a plain object (`invalid_selector`), only the members the method takes
 // (`invalid_selector`, naming at most five), `sessionId` a string (`invalid_selector`), then an
-// id naming a task of that Session (`schedule_not_found`, whatever the id's type) — and a message
+// id naming a task of that Session (`schedule_not_found`, whatever the id's type); `catalog` takes
+// no request (every task) or one of paging options, checked the same way (`catalogPage`) — and a message
 // quotes at most 60 characters of any value it received (`describeValue`), so an answer stays
 // small and serialisable whatever the caller sent. An unexpected failure answers
 // `internal_error` and is logged.
 import type { RemoteMethod } from '../../machines/events.ts';
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
+import { catalogPage } from '../domain/catalogPage.ts';
 import { type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import { echoedId } from '../domain/fields.ts';
 import { historyPage } from '../domain/historyPage.ts';
@@ -21,7 +23,7 @@ import type { CatalogEntry, TaskRow } from '../domain/types.ts';
 import { activeViews, compareTaskIds, planDelete, planSessionStop, planUpdate, type SlotContext } from '../runtime/mutations.ts';
 import { answer, type SlotPlan } from '../runtime/slotPlan.ts';
 
-/** The members each remote method takes (`catalog` takes no request). */
+/** The members each remote method takes (`catalog` checks its own optional request: `catalogPage`). */
 export const REMOTE_MEMBERS: Readonly<Record<Exclude<RemoteMethod, 'catalog'>, readonly string[]>> = {
   get: ['sessionId', 'id'],
   list: ['sessionId'],
@@ -83,8 +85,13 @@ export function catalogEntry(row: TaskRow): CatalogEntry {
 
 function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, retention: RetentionLimits): SlotPlan {
   if (method === 'catalog') {
-    const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
-    return answer(rows.map(catalogEntry));
+    // Without a request, every task in id order (as it always was); with options, one page.
+    if (request === undefined) {
+      const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
+      return answer(rows.map(catalogEntry));
+    }
+    const page = catalogPage([...ctx.table.allRows()], request, ctx.now);
+    return answer({ ...page, entries: page.entries.map(catalogEntry) });
   }
   const { r, sessionId } = requestOf(method, request);
   switch (method) {

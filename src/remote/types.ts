@@ -36,3 +36,6 @@ export interface ArchiveActivity {
   readonly family: 'schedule';
   readonly items: Array<{ readonly id: string; readonly label: string }>;
 }
+
+/** The paging options and the answer of `remote.catalog(request)` (see src/domain/catalogPage.ts). */
+export type { CatalogFilter, CatalogPage, CatalogRequest, CatalogSort, CatalogStatusFilter } from '../domain/catalogPage.ts';

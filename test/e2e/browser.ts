@@ -31,6 +31,7 @@ export async function openPage(browser: Browser, url: string): Promise<{ page: P
   await mkdir(RESULTS_DIR, { recursive: true });
   const context = await browser.newContext({ timezoneId: BROWSER_ZONE, locale: 'en-GB', viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {

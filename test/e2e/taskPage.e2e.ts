@@ -1,6 +1,6 @@
 // The web task page in real Chromium against an in-process Host on a test clock: creating a cron
 // task in a chosen zone, a delivery reaching the transcript and the history when the clock moves,
-// the staged edit (save, conflict with refresh, cancel), and delete with confirmation. Screenshots
+// the staged edit (save, a conflict reapplied or discarded, cancel), and delete with confirmation. Screenshots
 // of the catalog and of a task detail are saved under test-results/.
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ async function createThroughApi(title: string, rule: Record<string, unknown>): P
 }
 
 async function openTask(title: string): Promise<void> {
-  await catalogTable().getByRole('button', { name: title }).click();
+  await catalogTable().getByRole('link', { name: title }).click();
   await page.getByRole('heading', { level: 2, name: title }).waitFor();
 }
 
@@ -55,15 +55,15 @@ describe('the web task page', () => {
     await form.getByLabel('Title').fill('Stand-up notes');
     await form.getByLabel('Instruction').fill('Collect the stand-up notes.');
     await form.getByLabel('Timing').selectOption({ label: 'Daily' });
-    await form.getByLabel('Time', { exact: true }).fill('09:30');
+    await form.getByLabel(/^Time \(24-hour/).fill('09:30');
     await form.getByLabel('Time zone').fill(BROWSER_ZONE);
     await form.getByRole('button', { name: 'Create task' }).click();
-    await catalogTable().getByRole('button', { name: 'Stand-up notes' }).waitFor();
+    await catalogTable().getByRole('link', { name: 'Stand-up notes' }).waitFor();
     expect((await catalog()).map((e) => ('timeZone' in e.record ? e.record.timeZone : null))).toEqual(['Asia/Shanghai', BROWSER_ZONE]);
 
     await createThroughApi('Tea', { after_seconds: 60 });
     await page.getByRole('button', { name: '+1 min' }).click();
-    await catalogTable().getByRole('row').filter({ hasText: 'Tea' }).getByText('inactive').waitFor();
+    await catalogTable().getByRole('row').filter({ hasText: 'Tea' }).locator('.badge.state-ended').waitFor();
     await page.screenshot({ path: join(RESULTS_DIR, 'catalog.png'), fullPage: true });
     // The README's picture is refreshed only on request, so a test run never changes a tracked file.
     if (process.env.UPDATE_SCREENSHOT === '1') {
@@ -77,7 +77,7 @@ describe('the web task page', () => {
     await form.getByLabel('Title').fill('Tea');
     await form.getByLabel('Instruction').fill('The tea is ready.');
     await form.getByLabel('Timing').selectOption({ label: 'After a delay' });
-    await form.getByLabel('Delay (seconds)').fill('90');
+    await form.getByLabel(/^Delay/).fill('90');
     await form.getByRole('button', { name: 'Create task' }).click();
     await page.getByRole('heading', { level: 2, name: 'Tea' }).waitFor();
     // The history is fetched after the detail shows.
@@ -88,7 +88,7 @@ describe('the web task page', () => {
     await history.waitFor();
     expect(await history.textContent()).toContain('msg-1');
 
-    await page.getByRole('button', { name: 'demo', exact: true }).click();
+    await page.getByRole('region', { name: 'Tea' }).getByRole('link', { name: 'demo', exact: true }).click();
     const log = page.getByRole('log', { name: 'Transcript of demo' });
     await log.waitFor();
     const text = await log.textContent();
@@ -148,7 +148,29 @@ describe('the web task page', () => {
     await page.getByRole('heading', { level: 2, name: 'Check the nightly build' }).waitFor();
   });
 
-  it('a conflicting edit shows the conflict message; Refresh loads the current version', async () => {
+  it('a conflicting edit keeps what was typed, shows what changed elsewhere and applies the edits to the current version', async () => {
+    const id = await createThroughApi('Check the build', { cron: { expression: '0 9 * * *', time_zone: 'UTC' } });
+    await openTask('Check the build');
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const [entry] = await catalog();
+    await t.send('PATCH', `/api/sessions/demo/tasks/${id}`, { expected: entry?.record, prompt: 'Changed elsewhere too' });
+    await editForm().getByLabel('Title').fill('My title');
+    await editForm().getByRole('button', { name: 'Save' }).click();
+    const alert = editForm().getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Not saved: this task was changed elsewhere');
+    const changes = await alert.getByRole('table', { name: 'Changed elsewhere' }).textContent();
+    expect(changes).toContain('Check the build now');
+    expect(changes).toContain('Changed elsewhere too');
+    // Nothing typed is lost.
+    expect(await editForm().getByLabel('Title').inputValue()).toBe('My title');
+    await page.screenshot({ path: join(RESULTS_DIR, 'conflict.png'), fullPage: true });
+    await alert.getByRole('button', { name: 'Apply my changes to the current version' }).click();
+    await page.getByRole('heading', { level: 2, name: 'My title' }).waitFor();
+    expect((await catalog())[0]?.record).toMatchObject({ title: 'My title', prompt: 'Changed elsewhere too' });
+  });
+
+  it('after a conflict, discarding loads the current version into the editor', async () => {
     const id = await createThroughApi('Check the build', { cron: { expression: '0 9 * * *', time_zone: 'UTC' } });
     await openTask('Check the build');
     await page.getByRole('button', { name: 'Edit' }).click();
@@ -156,16 +178,12 @@ describe('the web task page', () => {
     await t.send('PATCH', `/api/sessions/demo/tasks/${id}`, { expected: entry?.record, title: 'Renamed elsewhere' });
     await editForm().getByLabel('Title').fill('My title');
     await editForm().getByRole('button', { name: 'Save' }).click();
-    const alert = editForm().getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toContain('Not saved: this task was changed elsewhere');
-    expect((await catalog())[0]?.record.title).toBe('Renamed elsewhere');
-    await alert.getByRole('button', { name: 'Refresh' }).click();
+    await editForm().getByRole('button', { name: 'Discard my changes and load it' }).click();
     await expect.poll(() => editForm().getByLabel('Title').inputValue(), POLL).toBe('Renamed elsewhere');
-    await editForm().getByLabel('Title').fill('My title');
+    await editForm().getByLabel('Title').fill('Third title');
     await editForm().getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('heading', { level: 2, name: 'My title' }).waitFor();
-    expect((await catalog())[0]?.record.title).toBe('My title');
+    await page.getByRole('heading', { level: 2, name: 'Third title' }).waitFor();
+    expect((await catalog())[0]?.record.title).toBe('Third title');
   });
 
   it('Cancel discards the staged edits', async () => {
