@@ -1,6 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  // The package's own name resolves to its sources, so tests can run the examples as shown.
+  resolve: {
+    alias: [
+      { find: /^agent-schedule$/, replacement: source('./src/index.ts') },
+      { find: /^agent-schedule\/testing$/, replacement: source('./src/testing.ts') },
+      { find: /^agent-schedule\/machines$/, replacement: source('./machines/index.ts') },
+      { find: /^agent-schedule\/postgres$/, replacement: source('./src/adapters/postgres/index.ts') },
+    ],
+  },
   test: {
     globals: true,
     include: ['test/**/*.test.ts'],

@@ -33,6 +33,21 @@ export interface ErrorCodeInfo {
   readonly nextStep: string;
 }
 
+/** Every tool and every remote method: the calls that can answer a malformed request or an unexpected failure. */
+const EVERY_CALL = [
+  'schedule_create',
+  'schedule_update',
+  'schedule_delete',
+  'schedule_list',
+  'callTool',
+  'remote.catalog',
+  'remote.get',
+  'remote.list',
+  'remote.history',
+  'remote.update',
+  'remote.delete',
+] as const;
+
 /** Every error code with its meaning, the calls that answer it and what to do next. */
 export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   invalid_prompt: {
@@ -44,20 +59,7 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   invalid_selector: {
     meaning:
       'The request has the wrong shape: not exactly one timing selector, an argument or member the call does not take (named in the message), a malformed or skipped local `at`, a `change` of a kind that cannot be set, tool arguments or a remote request that are not an object, a missing or non-string `id` of a tool, a missing or non-string `sessionId` of a remote request, or a tool name that does not exist.',
-    answeredBy: [
-      'schedule_create',
-      'schedule_update',
-      'schedule_delete',
-      'schedule_list',
-      'callTool',
-      'remote.catalog',
-      'remote.get',
-      'remote.list',
-      'remote.history',
-      'remote.update',
-      'remote.delete',
-      'parseTimingSelector',
-    ],
+    answeredBy: [...EVERY_CALL, 'parseTimingSelector'],
     nextStep: 'Fix the request as the message says (it lists what is accepted) and send it again. Nothing was written.',
   },
   invalid_rule: {
@@ -122,20 +124,7 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   internal_error: {
     meaning:
       'An unexpected failure (logged with its cause), or a call made after `close()`. The model-facing message is always "The schedule operation failed."',
-    answeredBy: [
-      'schedule_create',
-      'schedule_update',
-      'schedule_delete',
-      'schedule_list',
-      'callTool',
-      'remote.catalog',
-      'remote.get',
-      'remote.list',
-      'remote.history',
-      'remote.update',
-      'remote.delete',
-      'createScheduleService',
-    ],
+    answeredBy: [...EVERY_CALL, 'createScheduleService'],
     nextStep: "Report it with the Host's log; a call after `close()` needs a new service.",
   },
 };

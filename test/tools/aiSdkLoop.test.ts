@@ -3,12 +3,13 @@
 // schedule_delete through the SDK's own tool-calling path — `tool()` with `jsonSchema()` and a
 // validator compiled from the tool's schema, so the SDK refuses input the schema refuses before it
 // reaches the service. The tools run against a real service (memory storage, manual clock); the
-// one-shot reminder falls due and is delivered into the Session; the transcript is checked.
+// one-shot reminder falls due and is delivered into the Session; the transcript is checked. The
+// tools are the README's example, examples/models/aiSdk.ts, exactly as shown.
 
-import { generateText, type JSONSchema7, jsonSchema, stepCountIs, type ToolSet, tool } from 'ai';
+import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { type ScheduleService, toolDefinitionsFor } from '../../src/index.ts';
+import { scheduleTools } from '../../examples/models/aiSdk.ts';
+import { toolDefinitionsFor } from '../../src/index.ts';
 import { closeServices, openService, T0 } from './support.ts';
 
 afterEach(closeServices);
@@ -16,26 +17,6 @@ afterEach(closeServices);
 type CallOptions = Parameters<MockLanguageModelV3['doGenerate']>[0];
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 type Prompt = CallOptions['prompt'];
-
-/** The schedule tools as AI SDK tools bound to one Session, each input checked against its JSON Schema. */
-function scheduleTools(service: ScheduleService, sessionId: string): ToolSet {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  const tools: ToolSet = {};
-  for (const def of toolDefinitionsFor('mcp')) {
-    const check = ajv.compile(def.inputSchema);
-    tools[def.name] = tool({
-      description: def.description,
-      inputSchema: jsonSchema<Record<string, unknown>>(def.inputSchema as JSONSchema7, {
-        validate: (value) =>
-          check(value)
-            ? { success: true, value: value as Record<string, unknown> }
-            : { success: false, error: new Error(ajv.errorsText(check.errors)) },
-      }),
-      execute: (args) => service.callTool(sessionId, def.name, args),
-    });
-  }
-  return tools;
-}
 
 /** The JSON outputs of the tool results in the prompt so far, oldest first. */
 function toolResults(prompt: Prompt): Array<{ toolName: string; value: unknown; error: boolean }> {
