@@ -45,7 +45,7 @@ function mainHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Every command but preview (and mcp --data) talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
+    'preview runs offline, migrate talks to a PostgreSQL database and mcp --data to a data folder; every other command talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
     'Run `agent-schedule <command> --help` for the options of a command; `agent-schedule --version` prints the version.',
   ].join('\n');
 }
