@@ -59,7 +59,7 @@ export type Operation =
   | { readonly kind: 'archive.stop'; readonly sessionId: string }
   | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };
 
-export type RemoteMethod = 'catalog' | 'get' | 'list' | 'history' | 'update' | 'delete';
+export type RemoteMethod = 'catalog' | 'get' | 'list' | 'history' | 'update' | 'delete' | 'drift' | 'reanchor';
 
 /** The input of a Session's `deliverBatch` actor: the request and the effects to run it with. */
 export interface DeliveryInput extends DeliveryRequest {

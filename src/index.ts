@@ -74,11 +74,15 @@ export type {
 // The remote namespace's requests and archive admission's answer
 export type {
   ArchiveActivity,
+  BulkReanchorRequest,
+  BulkReanchorResult,
   CatalogFilter,
   CatalogPage,
   CatalogRequest,
   CatalogSort,
   CatalogStatusFilter,
+  DriftEntry,
+  DriftReport,
   HistoryRequest,
   RemoteUpdateRequest,
   SessionRef,

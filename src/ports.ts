@@ -55,6 +55,8 @@ export interface StoredDomain {
   readonly tasks: readonly TaskRow[];
   /** The next task number to hand out; ids are never reused, even after deletion. */
   readonly nextTaskNumber: number;
+  /** The time-zone data version the domain records (absent when it never recorded one). */
+  readonly tzdata?: string;
 }
 
 /** One atomic change to the domain: rows to write (by record id) and ids to remove. */
@@ -63,6 +65,8 @@ export interface CommitBatch {
   readonly deletes: readonly string[];
   /** When present, the new id counter (it only grows). */
   readonly nextTaskNumber?: number;
+  /** When present, the time-zone data version to record in the domain. */
+  readonly tzdata?: string;
 }
 
 /**

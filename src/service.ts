@@ -4,7 +4,7 @@
 // in that order; the supervisor's `schedule.reply` settles the call's promise. The only state kept
 // here is the map from request id to the promise's resolvers (and the close in progress).
 import { type Actor, createActor, waitFor } from 'xstate';
-import type { ScheduleCall, ScheduleReplyEvent, SupervisorRuntime } from '../machines/events.ts';
+import type { RemoteMethod, ScheduleCall, ScheduleReplyEvent, SupervisorRuntime } from '../machines/events.ts';
 import { MAX_SESSION_ID_LENGTH } from './domain/codec/index.ts';
 import { ScheduleError } from './domain/errors.ts';
 import type { HistoryPage } from './domain/historyPage.ts';
@@ -12,8 +12,11 @@ import type { CatalogEntry, ScheduleView } from './domain/types.ts';
 import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
 import type {
   ArchiveActivity,
+  BulkReanchorRequest,
+  BulkReanchorResult,
   CatalogPage,
   CatalogRequest,
+  DriftReport,
   HistoryRequest,
   RemoteUpdateRequest,
   SessionRef,
@@ -69,6 +72,15 @@ export interface ScheduleService {
     update(request: RemoteUpdateRequest): Promise<ScheduleView | ToolFailure>;
     /** Deletes a task (active or ended) with its history; a refusal is a `TaskNotDeleted`. */
     delete(request: TaskRef): Promise<DeleteResult>;
+    /** Active daily, weekly and cron tasks whose committed target the current time-zone data no longer yields. */
+    drift(): Promise<DriftReport>;
+    /**
+     * Moves a drifted task's target to its rule's first occurrence after now (one write, one
+     * `schedule/changed`) and answers its view; a task that is not drifted is answered unchanged.
+     */
+    reanchor(request: TaskRef): Promise<ScheduleView | ToolFailure>;
+    /** Re-anchors every drifted task named (or all of them) in one write, one change per Session. */
+    reanchor(request: BulkReanchorRequest): Promise<BulkReanchorResult | ToolFailure>;
   };
   /** Archive admission for the Host's Session archive. Rejects with a ScheduleError on failure. */
   readonly archive: {
@@ -128,8 +140,7 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     return promise;
   }
 
-  const remoteCall = (method: 'catalog' | 'get' | 'list' | 'history' | 'update' | 'delete', request: unknown) =>
-    call({ kind: 'remote', method, request });
+  const remoteCall = (method: RemoteMethod, request: unknown) => call({ kind: 'remote', method, request });
 
   const service: ScheduleService = {
     toolDefinitions: TOOL_DEFINITIONS,
@@ -159,6 +170,8 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
       history: (request) => remoteCall('history', request) as Promise<HistoryPage | ToolFailure>,
       update: (request) => remoteCall('update', request) as Promise<ScheduleView | ToolFailure>,
       delete: (request) => remoteCall('delete', request) as Promise<DeleteResult>,
+      drift: () => remoteCall('drift', undefined) as Promise<DriftReport>,
+      reanchor: ((request: unknown) => remoteCall('reanchor', request)) as ScheduleService['remote']['reanchor'],
     },
     archive: {
       sessionActivity: (sessionId) => call({ kind: 'archive', method: 'sessionActivity', sessionId }) as Promise<ArchiveActivity[]>,

@@ -1,5 +1,8 @@
 // The remote namespace over HTTP (docs/management.md), the Session list and the Session transcripts.
 // `GET /api/catalog` answers every task; with query parameters it answers one page of them.
+// `GET /api/drift` reports targets the time-zone data in use no longer yields;
+// `POST /api/sessions/:id/tasks/:task/reanchor` moves one of them, `POST /api/reanchor` (body
+// `{all: true}` or `{sessionId, ids}`) several in one write.
 // Session ids in paths are checked before anything else runs; the service validates the rest
 // and its answers are sent as they are.
 import type { Hono } from 'hono';
@@ -79,6 +82,18 @@ export function remoteRoutes(app: Hono, stack: HostStack): void {
   app.delete('/api/sessions/:id/tasks/:task', async (c) =>
     sendResult(c, await service.remote.delete({ sessionId: c.req.param('id'), id: c.req.param('task') })),
   );
+
+  app.get('/api/drift', async (c) => c.json(await service.remote.drift()));
+
+  app.post('/api/sessions/:id/tasks/:task/reanchor', async (c) =>
+    sendResult(c, await service.remote.reanchor({ sessionId: c.req.param('id'), id: c.req.param('task') })),
+  );
+
+  app.post('/api/reanchor', async (c) => {
+    const body = await readJsonObject(c);
+    // The service checks the request's form and answers a refusal for a bad one.
+    return sendResult(c, await service.remote.reanchor(body as never));
+  });
 
   app.get('/api/sessions/:id/transcript', async (c) => c.json(await sessions.transcript(c.req.param('id'))));
 }

@@ -49,23 +49,30 @@ export function prepareBatch(batch: CommitBatch): PreparedBatch {
   if (given !== undefined && (!Number.isSafeInteger(given) || given < 1)) {
     throw new ScheduleError('internal_error', `Refusing to commit: nextTaskNumber ${String(given)} is not a positive safe integer.`);
   }
+  const tz = batch.tzdata;
+  if (tz !== undefined && (typeof tz !== 'string' || tz.length === 0 || tz.length > 64)) {
+    throw new ScheduleError('internal_error', `Refusing to commit: tzdata ${String(tz)} is not a time-zone data version.`);
+  }
+  const tzdata = tz === undefined ? {} : { tzdata: tz };
   const derived = nextTaskNumberAfter(
     puts.map((row) => row.record.id),
     given ?? 1,
   );
   return given === undefined && derived === 1
-    ? { puts, deletes: [...batch.deletes] }
-    : { puts, deletes: [...batch.deletes], nextTaskNumber: derived };
+    ? { puts, deletes: [...batch.deletes], ...tzdata }
+    : { puts, deletes: [...batch.deletes], nextTaskNumber: derived, ...tzdata };
 }
 
 /** Rows by task id (in stored order) and the id counter. */
 export class DomainState {
   private readonly rows = new Map<string, TaskRow>();
   private counter: number;
+  private tz: string | undefined;
 
   constructor(snapshot: DomainSnapshot = { tasks: [], nextTaskNumber: 1 }) {
     for (const row of snapshot.tasks) this.rows.set(row.record.id, row);
     this.counter = snapshot.nextTaskNumber;
+    this.tz = snapshot.tzdata;
   }
 
   /**
@@ -91,6 +98,7 @@ export class DomainState {
       }
       this.rows.set(delta.id, applyDeliveryDelta(base, delta, source, field));
     }
+    if (batch.tzdata !== undefined) this.tz = batch.tzdata;
     const floor = Math.max(this.counter, batch.nextTaskNumber ?? 1);
     this.counter = nextTaskNumberAfter(
       batch.puts.map((row) => row.record.id),
@@ -100,6 +108,11 @@ export class DomainState {
 
   get nextTaskNumber(): number {
     return this.counter;
+  }
+
+  /** The recorded time-zone data version, if any. */
+  get tzdata(): string | undefined {
+    return this.tz;
   }
 
   /** The stored row with this id, if any. */
@@ -114,6 +127,7 @@ export class DomainState {
 
   /** The whole domain as a snapshot (a fresh array of the stored rows). */
   snapshot(): DomainSnapshot {
-    return { tasks: [...this.rows.values()], nextTaskNumber: this.counter };
+    const snapshot = { tasks: [...this.rows.values()], nextTaskNumber: this.counter };
+    return this.tz === undefined ? snapshot : { ...snapshot, tzdata: this.tz };
   }
 }

@@ -148,7 +148,7 @@ export function journalBatch(batch: DomainBatch, baseOf: (id: string) => TaskRow
     else deliveries.push(delta);
   }
   if (deliveries.length === 0) return batch;
-  const out = { puts, deletes: batch.deletes, deliveries };
+  const out = { puts, deletes: batch.deletes, deliveries, ...(batch.tzdata === undefined ? {} : { tzdata: batch.tzdata }) };
   return batch.nextTaskNumber === undefined ? out : { ...out, nextTaskNumber: batch.nextTaskNumber };
 }
 

@@ -256,10 +256,15 @@ export class JsonFileStorage implements ScheduleStorage {
   private async compact(domain: OpenDomain): Promise<void> {
     const { state, journal } = domain;
     const hash = documentHasher();
-    domain.documentBytes = await writeFileAtomic(this.fs, this.path, encodeDocumentChunks(state.tasks(), state.nextTaskNumber), {
-      onData: (data) => hash.update(data),
-      beforeRename: () => journal.appendFold(hash.digest()),
-    });
+    domain.documentBytes = await writeFileAtomic(
+      this.fs,
+      this.path,
+      encodeDocumentChunks(state.tasks(), state.nextTaskNumber, state.tzdata),
+      {
+        onData: (data) => hash.update(data),
+        beforeRename: () => journal.appendFold(hash.digest()),
+      },
+    );
     await journal.reset(hash.digest());
   }
 }

@@ -12,6 +12,7 @@ import { catalogCommand } from './catalog.ts';
 import { CliFailure, type CliIo, type Command, processIo, UsageError } from './command.ts';
 import { createCommand } from './create.ts';
 import { deleteCommand } from './delete.ts';
+import { driftCommand, reanchorCommand } from './drift.ts';
 import { explainCommand } from './explain.ts';
 import { historyCommand } from './history.ts';
 import { listCommand } from './list.ts';
@@ -31,6 +32,8 @@ export const COMMANDS: readonly Command[] = [
   explainCommand,
   updateCommand,
   deleteCommand,
+  driftCommand,
+  reanchorCommand,
   previewCommand,
   toolsCommand,
   mcpCommand,

@@ -11,7 +11,8 @@
 // no request (every task) or one of paging options, checked the same way (`catalogPage`) — and a message
 // quotes at most 60 characters of any value it received (`describeValue`), so an answer stays
 // small and serialisable whatever the caller sent. An unexpected failure answers
-// `internal_error` and is logged.
+// `internal_error` and is logged. `drift` takes no request and `reanchor` has its own forms
+// (drift.ts), checked in the same spirit.
 import type { RemoteMethod } from '../../machines/events.ts';
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
 import { catalogPage } from '../domain/catalogPage.ts';
@@ -22,9 +23,10 @@ import type { RetentionLimits } from '../domain/retention.ts';
 import type { CatalogEntry, TaskRow } from '../domain/types.ts';
 import { activeViews, compareTaskIds, planDelete, planSessionStop, planUpdate, type SlotContext } from '../runtime/mutations.ts';
 import { answer, type SlotPlan } from '../runtime/slotPlan.ts';
+import { planDrift, planReanchor } from './drift.ts';
 
 /** The members each remote method takes (`catalog` checks its own optional request: `catalogPage`). */
-export const REMOTE_MEMBERS: Readonly<Record<Exclude<RemoteMethod, 'catalog'>, readonly string[]>> = {
+export const REMOTE_MEMBERS: Readonly<Record<Exclude<RemoteMethod, 'catalog' | 'drift' | 'reanchor'>, readonly string[]>> = {
   get: ['sessionId', 'id'],
   list: ['sessionId'],
   history: ['sessionId', 'id', 'limit', 'before'],
@@ -44,7 +46,7 @@ interface NotDeleted {
 type Request = Readonly<Record<string, unknown>>;
 
 /** A checked request: a plain object with known members and a string `sessionId`. */
-function requestOf(method: Exclude<RemoteMethod, 'catalog'>, request: unknown): { r: Request; sessionId: string } {
+function requestOf(method: keyof typeof REMOTE_MEMBERS, request: unknown): { r: Request; sessionId: string } {
   const allowed = REMOTE_MEMBERS[method];
   if (!isPlainObject(request)) {
     throw new ScheduleError(
@@ -93,6 +95,8 @@ function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, re
     const page = catalogPage([...ctx.table.allRows()], request, ctx.now);
     return answer({ ...page, entries: page.entries.map(catalogEntry) });
   }
+  if (method === 'drift') return planDrift(ctx, request);
+  if (method === 'reanchor') return planReanchor(ctx, request);
   const { r, sessionId } = requestOf(method, request);
   switch (method) {
     case 'list':

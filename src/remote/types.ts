@@ -1,6 +1,10 @@
 // The remote namespace's requests and the archive admission's answer, as a Host's code sees them.
 // The service checks every request at run time as well (a Host may pass parsed JSON on), so a
 // malformed request is answered with a refusal, never trusted.
+import type { DriftEntry } from '../domain/drift.ts';
+import type { ScheduleView } from '../domain/types.ts';
+
+export type { DriftEntry } from '../domain/drift.ts';
 
 /** One task of one Session. */
 export interface TaskRef {
@@ -29,6 +33,29 @@ export interface RemoteUpdateRequest extends TaskRef {
   readonly prompt?: string;
   /** A timing change, as `schedule_update` takes it: `{kind: 'at' | 'every' | 'daily' | 'weekly' | 'cron', …}`. */
   readonly change?: unknown;
+}
+
+/** `remote.drift()`: the time-zone data versions and the drifted wall-clock targets. */
+export interface DriftReport {
+  /** The version of the time-zone data in use. */
+  readonly tzdata: string;
+  /** The version the domain records (absent for a domain that never recorded one). */
+  readonly writtenWith?: string;
+  /** Active daily, weekly and cron tasks whose target the rule no longer yields, by target, then id. */
+  readonly tasks: readonly DriftEntry[];
+}
+
+/**
+ * `remote.reanchor` in bulk: `{all: true}` (every drifted task, or only one Session's with
+ * `sessionId`) or `{sessionId, ids}` (listed tasks of one Session; tasks that are not drifted are left alone).
+ */
+export type BulkReanchorRequest =
+  | { readonly all: true; readonly sessionId?: string }
+  | { readonly sessionId: string; readonly ids: readonly string[] };
+
+/** The answer to a bulk re-anchor: the views of the tasks whose target moved. */
+export interface BulkReanchorResult {
+  readonly reanchored: ScheduleView[];
 }
 
 /** One entry of archive admission's `sessionActivity`: the Session's active tasks. */

@@ -34,6 +34,7 @@ import { consoleLogger, isSupervisorInput } from './supervisorInput.ts';
 export type { ScheduleSupervisorInput } from './supervisorInput.ts';
 
 import { TaskTable } from './taskTable.ts';
+import { warnOfDriftAtOpen } from './tzdataVersion.ts';
 
 /** The ports with their defaults filled in. */
 interface Ports {
@@ -140,6 +141,7 @@ const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) 
     config,
   };
   const table = new TaskTable(await storage.open());
+  warnOfDriftAtOpen(table.activeRowsAll(), table.tzdata, ports.logger);
   const runtime = new ScheduleRuntime(ports, table);
   const activeRows = [...table.activeRowsAll()];
   for (const row of activeRows) runtime.scheduler.track(row);

@@ -19,6 +19,7 @@ import type { PendingCommit } from './pendingCommits.ts';
 import type { Scheduler } from './scheduler.ts';
 import { rejected, resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
 import type { TaskTable } from './taskTable.ts';
+import { currentTzdata } from './tzdataVersion.ts';
 
 /** What one slot did: how the call settles, the effects on the actors, the committed changes. */
 export interface SlotOutcome {
@@ -157,8 +158,11 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
     return { reply: slot.reply, effects: slot.effects ?? [], changes: [] };
   }
   if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [] };
+  // The first write after an open with other time-zone data records the version in use.
+  const tzdata = currentTzdata();
+  const written = deps.table.tzdata === tzdata ? batch : { ...batch, tzdata };
   try {
-    await deps.storage.commit(batch);
+    await deps.storage.commit(written);
   } catch (error) {
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
     const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
@@ -168,7 +172,7 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
     deps.scheduler.rearm();
     return { reply: failure.reply, effects: failure.effects, changes: [] };
   }
-  deps.table.apply(batch);
+  deps.table.apply(written);
   for (const { sessionId, reminder: r } of slot.commits ?? [])
     deps.logger.info?.('Reminder delivered.', {
       sessionId,

@@ -12,9 +12,12 @@ export class TaskTable {
   private readonly rows = new Map<string, TaskRow>();
   private readonly activeBySession = new Map<string, Set<string>>();
   private counter: number;
+  /** The time-zone data version the domain records (what storage holds), if any. */
+  tzdata: string | undefined;
 
   constructor(domain: StoredDomain) {
     this.counter = domain.nextTaskNumber;
+    this.tzdata = domain.tzdata;
     for (const row of domain.tasks) this.put(row);
   }
 
@@ -75,6 +78,7 @@ export class TaskTable {
     for (const id of batch.deletes) this.remove(id);
     for (const row of batch.puts) this.put(row);
     if (batch.nextTaskNumber !== undefined && batch.nextTaskNumber > this.counter) this.counter = batch.nextTaskNumber;
+    if (batch.tzdata !== undefined) this.tzdata = batch.tzdata;
   }
 
   private put(row: TaskRow): void {

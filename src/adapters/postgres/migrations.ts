@@ -19,6 +19,9 @@ export interface Migration {
  * Version 1: one row per task (`row`: the task row as the file storage's codec encodes it, plus
  * the columns queries need), the task-number sequence behind `sch_<n>` ids, and `position`, the
  * order rows were first stored in (a put of an existing id keeps its place).
+ *
+ * Version 2: `domain_meta`, the domain's top-level members other than its rows and counter, one
+ * row per member (today only `tzdata`, the time-zone data version the domain records).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -39,6 +42,16 @@ create index tasks_position on {schema}.tasks (position);
 create index tasks_session on {schema}.tasks (session_id);
 create index tasks_shard_due on {schema}.tasks (shard, next_target) where status = 'active';
 create sequence {schema}.task_number as bigint minvalue 1 start 1;
+`,
+  },
+  {
+    version: 2,
+    name: 'domain_meta',
+    sql: `
+create table {schema}.domain_meta (
+  key text primary key,
+  value text not null
+);
 `,
   },
 ];

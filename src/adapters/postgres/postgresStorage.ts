@@ -7,7 +7,7 @@
 // commit whose outcome the database did not confirm rejects with `persistence_uncertain`. While
 // the database is unreachable, commits are refused at once for a growing pause (backoff) and
 // then tried on a fresh connection.
-import { nextTaskNumberAfter } from '../../domain/codec/index.ts';
+import { decodeTzdata, nextTaskNumberAfter } from '../../domain/codec/index.ts';
 import { decodeRow } from '../../domain/codec/row.ts';
 import { corrupt } from '../../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../../domain/errors.ts';
@@ -156,12 +156,15 @@ export class PostgresStorage implements ScheduleStorage {
     const counter = await client.query(`select last_value::text as last_value, is_called from ${this.quoted}.task_number`);
     const seq = counter.rows[0];
     const sequenceNext = seq === undefined ? 1 : Number(seq.last_value) + (seq.is_called === true ? 1 : 0);
+    const meta = await client.query(`select value from ${this.quoted}.domain_meta where key = 'tzdata'`);
+    const tzdata = decodeTzdata(meta.rows.length === 0 ? {} : { tzdata: meta.rows[0]?.value }, `${this.schema}.domain_meta`);
     return {
       tasks,
       nextTaskNumber: nextTaskNumberAfter(
         tasks.map((t) => t.record.id),
         sequenceNext,
       ),
+      ...tzdata,
     };
   }
 
@@ -255,6 +258,12 @@ export class PostgresStorage implements ScheduleStorage {
           `Refusing to commit: task id ${JSON.stringify(taken)} is already held by another Session's task (ids are unique across Hosts); nothing was written.`,
         );
       }
+    }
+    if (batch.tzdata !== undefined) {
+      await client.query(
+        `insert into ${q}.domain_meta (key, value) values ('tzdata', $1) on conflict (key) do update set value = excluded.value`,
+        [batch.tzdata],
+      );
     }
     if (batch.nextTaskNumber !== undefined) {
       await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-schedule counter ${this.schema}`]);

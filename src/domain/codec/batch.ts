@@ -8,7 +8,7 @@
 import { isValidId } from '../fields.ts';
 import type { TaskRow } from '../types.ts';
 import { type DeliveryDelta, decodeDeliveryDelta, encodeDeliveryDelta } from './delta.ts';
-import { DOCUMENT_VERSION } from './document.ts';
+import { DOCUMENT_VERSION, decodeTzdata } from './document.ts';
 import { decodeRow, encodeRowObject, rowWhere } from './row.ts';
 import { corrupt, describe, isSafeIntegerAtLeast, readObject, type Where } from './strict.ts';
 
@@ -19,6 +19,8 @@ export interface DomainBatch {
   /** Delivery commits recorded as deltas of the rows they apply to (journal lines only). */
   readonly deliveries?: readonly DeliveryDelta[];
   readonly nextTaskNumber?: number;
+  /** When present, the time-zone data version the domain now records. */
+  readonly tzdata?: string;
   /** Where a batch with deliveries was read (e.g. `schedule.json.journal line 4`), for messages when one cannot apply. */
   readonly source?: Where;
 }
@@ -28,12 +30,14 @@ export function encodeBatch(batch: DomainBatch): string {
   const out: Record<string, unknown> = { version: DOCUMENT_VERSION, puts: batch.puts.map(encodeRowObject), deletes: [...batch.deletes] };
   if (batch.deliveries !== undefined && batch.deliveries.length > 0) out.deliveries = batch.deliveries.map(encodeDeliveryDelta);
   if (batch.nextTaskNumber !== undefined) out.nextTaskNumber = batch.nextTaskNumber;
+  if (batch.tzdata !== undefined) out.tzdata = batch.tzdata;
   return JSON.stringify(out);
 }
 
 /** Decodes one parsed journal line strictly; `source` names it (e.g. `schedule.json.journal line 4`). */
 export function decodeBatch(value: unknown, source: Where): DomainBatch {
-  const raw = readObject(value, source, '', ['version', 'puts', 'deletes'], ['deliveries', 'nextTaskNumber']);
+  const raw = readObject(value, source, '', ['version', 'puts', 'deletes'], ['deliveries', 'nextTaskNumber', 'tzdata']);
+  const tzdata = decodeTzdata(raw, source);
   if (raw.version !== DOCUMENT_VERSION) corrupt(source, 'version', `must be ${DOCUMENT_VERSION}, found ${describe(raw.version)}`);
   if (!Array.isArray(raw.puts)) corrupt(source, 'puts', `must be an array of task rows, found ${describe(raw.puts)}`);
   if (!Array.isArray(raw.deletes)) corrupt(source, 'deletes', `must be an array of task ids, found ${describe(raw.deletes)}`);
@@ -51,7 +55,7 @@ export function decodeBatch(value: unknown, source: Where): DomainBatch {
   }
   const twice = repeatedId({ puts, deletes, ...(deliveries === undefined ? {} : { deliveries }) });
   if (twice !== undefined) corrupt(source, 'puts/deletes/deliveries', `name task ${JSON.stringify(twice)} more than once`);
-  const base: DomainBatch = deliveries === undefined ? { puts, deletes } : { puts, deletes, deliveries, source };
+  const base: DomainBatch = deliveries === undefined ? { puts, deletes, ...tzdata } : { puts, deletes, deliveries, source, ...tzdata };
   if (!Object.hasOwn(raw, 'nextTaskNumber')) return base;
   if (!isSafeIntegerAtLeast(raw.nextTaskNumber, 1)) {
     corrupt(source, 'nextTaskNumber', `must be a positive safe integer when present, found ${describe(raw.nextTaskNumber)}`);

@@ -9,6 +9,8 @@
 //
 // `nextTaskNumber` is the id counter (ids `sch_<n>` are never reused). It is optional on read —
 // absent, it is derived as one more than the largest `sch_<n>` in use — and always written.
+// `tzdata` (optional, a non-empty string) is the version of the time-zone data in use when the
+// domain was last written after an open with another version; it is written only when known.
 import type { TaskRow } from '../types.ts';
 import { decodeRow, encodeRow, rowWhere } from './row.ts';
 import { corrupt, describe, isPlainObject, isSafeIntegerAtLeast, readObject } from './strict.ts';
@@ -20,6 +22,8 @@ export const DOCUMENT_VERSION = 1;
 export interface DomainSnapshot {
   readonly tasks: readonly TaskRow[];
   readonly nextTaskNumber: number;
+  /** The time-zone data version recorded in the domain, when one was. */
+  readonly tzdata?: string;
 }
 
 const TASK_NUMBER = /^sch_([1-9][0-9]{0,15})$/;
@@ -62,7 +66,8 @@ export function decodeDocument(value: unknown, source = 'schedule.json'): Domain
   if (value.version !== DOCUMENT_VERSION) {
     corrupt(source, 'version', `must be ${DOCUMENT_VERSION} (the only version this build reads), found ${describe(value.version)}`);
   }
-  const raw = readObject(value, source, '', ['version', 'tasks'], ['nextTaskNumber']);
+  const raw = readObject(value, source, '', ['version', 'tasks'], ['nextTaskNumber', 'tzdata']);
+  const tzdata = decodeTzdata(raw, source);
   if (!Array.isArray(raw.tasks)) corrupt(source, 'tasks', `must be an array of task rows, found ${describe(raw.tasks)}`);
   const seen = new Set<string>();
   const tasks = raw.tasks.map((item: unknown, index: number) => {
@@ -73,7 +78,7 @@ export function decodeDocument(value: unknown, source = 'schedule.json'): Domain
     return row;
   });
   const derived = nextTaskNumberAfter(seen);
-  if (!Object.hasOwn(raw, 'nextTaskNumber')) return { tasks, nextTaskNumber: derived };
+  if (!Object.hasOwn(raw, 'nextTaskNumber')) return { tasks, nextTaskNumber: derived, ...tzdata };
   if (!isSafeIntegerAtLeast(raw.nextTaskNumber, 1)) {
     corrupt(source, 'nextTaskNumber', `must be a positive safe integer, found ${describe(raw.nextTaskNumber)}`);
   }
@@ -84,12 +89,23 @@ export function decodeDocument(value: unknown, source = 'schedule.json'): Domain
       `is ${raw.nextTaskNumber} but task sch_${derived - 1} exists; it must exceed every task number in use`,
     );
   }
-  return { tasks, nextTaskNumber: raw.nextTaskNumber };
+  return { tasks, nextTaskNumber: raw.nextTaskNumber, ...tzdata };
+}
+
+/** The optional `tzdata` member of a document or journal line: a non-empty string of at most 64 characters. */
+export function decodeTzdata(raw: Readonly<Record<string, unknown>>, source: string): { tzdata?: string } {
+  if (!Object.hasOwn(raw, 'tzdata')) return {};
+  const value = raw.tzdata;
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64) {
+    corrupt(source, 'tzdata', `must be the time-zone data version as a non-empty string when present, found ${describe(value)}`);
+  }
+  return { tzdata: value };
 }
 
 /** The document as text chunks (a head, one line per row, a tail), for streaming writes. */
-export function* encodeDocumentChunks(tasks: Iterable<TaskRow>, nextTaskNumber: number): Generator<string> {
-  yield `{"version":${DOCUMENT_VERSION},"nextTaskNumber":${nextTaskNumber},"tasks":[`;
+export function* encodeDocumentChunks(tasks: Iterable<TaskRow>, nextTaskNumber: number, tzdata?: string): Generator<string> {
+  const tz = tzdata === undefined ? '' : `"tzdata":${JSON.stringify(tzdata)},`;
+  yield `{"version":${DOCUMENT_VERSION},"nextTaskNumber":${nextTaskNumber},${tz}"tasks":[`;
   let first = true;
   for (const row of tasks) {
     yield `${first ? '\n' : ',\n'}${encodeRow(row)}`;
@@ -99,4 +115,5 @@ export function* encodeDocumentChunks(tasks: Iterable<TaskRow>, nextTaskNumber: 
 }
 
 /** The document as one string (deterministic: equal domains give equal text). */
-export const encodeDocument = (domain: DomainSnapshot): string => [...encodeDocumentChunks(domain.tasks, domain.nextTaskNumber)].join('');
+export const encodeDocument = (domain: DomainSnapshot): string =>
+  [...encodeDocumentChunks(domain.tasks, domain.nextTaskNumber, domain.tzdata)].join('');

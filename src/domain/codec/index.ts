@@ -8,6 +8,7 @@ export {
   type DomainSnapshot,
   decodeDocument,
   decodeDocumentText,
+  decodeTzdata,
   encodeDocument,
   encodeDocumentChunks,
   nextTaskNumberAfter,

@@ -1,0 +1,144 @@
+// The remote namespace's time-zone data drift calls: `drift` reports the wall-clock targets the
+// current zone data no longer yields (it takes no request), and `reanchor` moves such targets to
+// the rule's first occurrence strictly after now — one task (`{sessionId, id}`, answering its
+// view) or in bulk (`{all: true, sessionId?}` or `{sessionId, ids}`, answering
+// `{reanchored: View[]}`). A task that is not drifted is left alone; a bulk call writes once and
+// notifies each Session it changed once. Refusals are thrown as ScheduleErrors; the caller
+// (handlers.ts) turns them into answers.
+import type { DomainChange } from '../../machines/events.ts';
+import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
+import { driftOf, driftReport } from '../domain/drift.ts';
+import { ScheduleError } from '../domain/errors.ts';
+import { formatInstant } from '../domain/instant.ts';
+import { ruleFromRecord } from '../domain/records.ts';
+import { wallClockFirings } from '../domain/recurrence.ts';
+import type { ScheduleView, TaskRow } from '../domain/types.ts';
+import { toView } from '../domain/views.ts';
+import type { SlotContext } from '../runtime/mutations.ts';
+import { answer, resolved, type SlotPlan } from '../runtime/slotPlan.ts';
+import { currentTzdata } from '../runtime/tzdataVersion.ts';
+import type { DriftReport } from './types.ts';
+
+/** The members `remote.reanchor` takes (one form uses `id`, the bulk forms `ids` or `all`). */
+export const REANCHOR_MEMBERS: readonly string[] = ['sessionId', 'id', 'ids', 'all'];
+
+/** The answer to `remote.drift()`. */
+export function planDrift(ctx: SlotContext, request: unknown): SlotPlan {
+  if (request !== undefined) throw new ScheduleError('invalid_selector', `remote.drift takes no request; got ${describeValue(request)}.`);
+  const tzdata = currentTzdata();
+  const writtenWith = ctx.table.tzdata;
+  const tasks = driftReport(ctx.table.activeRowsAll());
+  const report: DriftReport = writtenWith === undefined ? { tzdata, tasks } : { tzdata, writtenWith, tasks };
+  return answer(report);
+}
+
+/** The row with a moved target, or undefined when it is not drifted or the rule has no occurrence after now. */
+function reanchored(row: TaskRow, now: number): TaskRow | undefined {
+  if (driftOf(row) === undefined) return undefined;
+  const rule = ruleFromRecord(row.record);
+  if (rule.kind !== 'daily' && rule.kind !== 'weekly' && rule.kind !== 'cron') return undefined;
+  const next = wallClockFirings(rule).next(now);
+  if (next === null) return undefined;
+  return { ...row, record: { ...row.record, scheduledAt: formatInstant(next) } };
+}
+
+/** A task of the Session that is still active, or the refusal (`schedule_not_found`, `schedule_ended`). */
+function activeRow(ctx: SlotContext, sessionId: string, id: unknown): TaskRow {
+  const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
+  if (row === undefined) throw new ScheduleError('schedule_not_found', `No task ${describeValue(id)} is stored for this Session.`);
+  if (row.status !== 'active') {
+    throw new ScheduleError('schedule_ended', `Task ${JSON.stringify(row.record.id)} has ended; only active tasks can be re-anchored.`);
+  }
+  return row;
+}
+
+/** One write of the moved rows, one change per Session, answering `reply`. */
+function writeRows(ctx: SlotContext, rows: readonly TaskRow[], reply: unknown): SlotPlan {
+  const bySession = new Map<string, string[]>();
+  for (const row of rows) {
+    const ids = bySession.get(row.sessionId) ?? [];
+    ids.push(row.record.id);
+    bySession.set(row.sessionId, ids);
+  }
+  const changes: DomainChange[] = [...bySession].map(([sessionId, ids]) => ({ sessionId, ids }));
+  return {
+    reply: resolved(reply),
+    batch: { puts: rows, deletes: [] },
+    effects: rows.map((row) => ({ type: 'put' as const, row, now: ctx.now })),
+    changes,
+    onWriteFailure: (error) => ({
+      reply: resolved({
+        code: 'persistence_uncertain',
+        message: `The re-anchored targets could not be saved: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+      effects: [],
+    }),
+  };
+}
+
+/** Plans `remote.reanchor` in any of its forms. */
+export function planReanchor(ctx: SlotContext, request: unknown): SlotPlan {
+  if (!isPlainObject(request)) {
+    throw new ScheduleError(
+      'invalid_selector',
+      `remote.reanchor takes {sessionId, id}, {sessionId, ids} or {all: true}; got ${describeValue(request)}.`,
+    );
+  }
+  const extra = unknownKeys(request, REANCHOR_MEMBERS);
+  if (extra.length > 0) {
+    throw new ScheduleError(
+      'invalid_selector',
+      `remote.reanchor does not accept ${describeKeys(extra)}; accepted: ${listWords(REANCHOR_MEMBERS)}.`,
+    );
+  }
+  const sessionId = ownValue(request, 'sessionId');
+  const forms = ['id', 'ids', 'all'].filter((key) => Object.hasOwn(request, key));
+  if (forms.length !== 1) {
+    throw new ScheduleError('invalid_selector', 'remote.reanchor takes exactly one of id, ids or all.');
+  }
+  if (forms[0] === 'all') {
+    if (ownValue(request, 'all') !== true) {
+      throw new ScheduleError('invalid_selector', `remote.reanchor needs all: true; got ${describeValue(ownValue(request, 'all'))}.`);
+    }
+    if (sessionId !== undefined && typeof sessionId !== 'string') {
+      throw new ScheduleError('invalid_selector', `remote.reanchor needs sessionId as a string; got ${describeValue(sessionId)}.`);
+    }
+    const rows = sessionId === undefined ? [...ctx.table.activeRowsAll()] : ctx.table.activeRows(sessionId);
+    return bulk(ctx, rows);
+  }
+  if (typeof sessionId !== 'string') {
+    throw new ScheduleError(
+      'invalid_selector',
+      `remote.reanchor needs sessionId: the Session's id as a string; got ${describeValue(sessionId)}.`,
+    );
+  }
+  if (forms[0] === 'ids') {
+    const ids = ownValue(request, 'ids');
+    if (!Array.isArray(ids)) {
+      throw new ScheduleError('invalid_selector', `remote.reanchor needs ids: an array of task ids; got ${describeValue(ids)}.`);
+    }
+    return bulk(
+      ctx,
+      ids.map((id: unknown) => activeRow(ctx, sessionId, id)),
+    );
+  }
+  const row = activeRow(ctx, sessionId, ownValue(request, 'id'));
+  const moved = reanchored(row, ctx.now);
+  if (moved === undefined) return answer(toView(row.record, ctx.now));
+  return writeRows(ctx, [moved], toView(moved.record, ctx.now));
+}
+
+/** Re-anchors the drifted rows among `rows` (each once) in one write. */
+function bulk(ctx: SlotContext, rows: readonly TaskRow[]): SlotPlan {
+  const seen = new Set<string>();
+  const moved: TaskRow[] = [];
+  for (const row of rows) {
+    if (seen.has(row.record.id)) continue;
+    seen.add(row.record.id);
+    const next = reanchored(row, ctx.now);
+    if (next !== undefined) moved.push(next);
+  }
+  const views: ScheduleView[] = moved.map((row) => toView(row.record, ctx.now));
+  if (moved.length === 0) return answer({ reanchored: views });
+  return writeRows(ctx, moved, { reanchored: views });
+}
