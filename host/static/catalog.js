@@ -1,7 +1,7 @@
 // The catalog: one page of tasks from the Host (50 at a time), with a search box, filters by
 // Session, kind and state, the order, and previous/next. Each row shows the task's state, its
 // next target read in the task's own zone and in the browser's, and its last delivery; a title
-// opens the task detail. Below 700 px the rows become cards.
+// opens the task detail; a drifted task's state carries a "drifted" badge. Below 700 px the rows become cards.
 import { browserZone, describeTiming, formatInZone, recordZone, relative } from './format.js';
 import { html, useEffect, useState } from './html.js';
 
@@ -59,7 +59,7 @@ function CatalogFilters({ query, sessions, onChange }) {
 }
 
 /** The catalog card: filters, the page's rows and the pager. */
-export function Catalog({ page, error, query, sessions, pageIndex, selectedId, nowMs, onQuery, onPage, onOpen }) {
+export function Catalog({ page, error, query, sessions, pageIndex, selectedId, drifted = new Set(), nowMs, onQuery, onPage, onOpen }) {
   const zone = browserZone();
   const entries = page?.entries ?? [];
   const total = page?.total ?? 0;
@@ -100,7 +100,10 @@ export function Catalog({ page, error, query, sessions, pageIndex, selectedId, n
                     ${record.title}
                   </a>
                 </td>
-                <td data-label="State"><span class=${`badge state-${state}`}>${state}</span></td>
+                <td data-label="State">
+                  <span class=${`badge state-${state}`}>${state}</span>
+                  ${active && drifted.has(`${entry.sessionId}/${record.id}`) && html` <span class="badge drifted" title="the time-zone data no longer yields this target">drifted</span>`}
+                </td>
                 <td data-label="Session"><code>${entry.sessionId}</code></td>
                 <td data-label="Timing"><span class="kind">${record.kind}</span> ${describeTiming(record, { short: true })}</td>
                 <td class="when" data-label="Next target">

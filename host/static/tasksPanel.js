@@ -1,10 +1,12 @@
 // The Tasks tab: the catalog, one page at a time, with the open task's detail beside it (over it
 // on a narrow screen) and the create form. The open task comes from the address
 // (`#/tasks/sch_12`) and is read on its own, so a link or a reload opens it whatever page the
-// catalog shows. Closing the detail puts the focus back on the row that opened it.
+// catalog shows. Closing the detail puts the focus back on the row that opened it. Over the
+// catalog, the drift banner lists the tasks whose target the time-zone data no longer yields.
 import { api, catalogQuery } from './api.js';
 import { Catalog } from './catalog.js';
 import { CreateForm } from './createForm.js';
+import { DriftBanner, useDrift } from './driftBanner.js';
 import { html, useCallback, useEffect, useRef, useState } from './html.js';
 import { navigate, taskHref, transcriptHref } from './route.js';
 import { TaskDetail } from './taskDetail.js';
@@ -51,9 +53,14 @@ export function TasksPanel(ctx) {
   const [query, setQuery] = useState(NO_FILTERS);
   const [cursors, setCursors] = useState([undefined]);
   const [pageIndex, setPageIndex] = useState(0);
-  const { page, error } = useCatalogPage(query, cursors[pageIndex], catalogVersion);
+  // Bumped after a re-anchor so the page reloads without waiting for the change event.
+  const [ownVersion, setOwnVersion] = useState(0);
+  const version = catalogVersion + ownVersion;
+  const { page, error } = useCatalogPage(query, cursors[pageIndex], version);
+  const drift = useDrift(version);
+  const drifted = new Set((drift.report?.tasks ?? []).map((d) => `${d.sessionId}/${d.id}`));
   const selectedId = route.taskId;
-  const entry = useTask(selectedId, catalogVersion);
+  const entry = useTask(selectedId, version);
   const opener = useRef(null);
 
   const changeQuery = useCallback((patch) => {
@@ -91,6 +98,7 @@ export function TasksPanel(ctx) {
 
   return html`<div class=${`tasks ${selectedId ? 'with-detail' : ''}`}>
     <div class="catalog-col">
+      <${DriftBanner} report=${drift.report} records=${drift.records} onChanged=${() => setOwnVersion((v) => v + 1)} />
       <${Catalog}
         page=${page}
         error=${error}
@@ -98,6 +106,7 @@ export function TasksPanel(ctx) {
         sessions=${sessions}
         pageIndex=${pageIndex}
         selectedId=${selectedId}
+        drifted=${drifted}
         nowMs=${nowMs}
         onQuery=${changeQuery}
         onPage=${turnPage}

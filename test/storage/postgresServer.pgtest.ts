@@ -4,6 +4,7 @@
 // middle of a commit, and the database unreachable behind a loopback proxy that is stopped and
 // started again. Each test uses its own schema, dropped after it.
 import type pg from 'pg';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/adapters/postgres/migrations.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { describeStorageConformance } from './conformance.ts';
 import { row } from './fixtures.ts';
@@ -159,9 +160,9 @@ describe('agent-schedule migrate', () => {
     await run(admin, `insert into "${schema}".schema_migrations (version, name) values (1000, 'future')`);
     expect(await main(['migrate', '--url', SERVER_URL, '--schema', schema], io)).toBe(1);
     expect(lines.slice(0, 3)).toEqual([
-      `schema ${schema}: version 0 -> 1 (applied 1)`,
-      JSON.stringify({ schema, from: 1, to: 1, applied: [] }),
-      `err: corrupt_schedule_log: The PostgreSQL schema "${schema}" is at version 1000, newer than this agent-schedule knows (1); upgrade agent-schedule to open it. Nothing was changed.`,
+      `schema ${schema}: version 0 -> ${SCHEMA_VERSION} (applied ${MIGRATIONS.map((m) => m.version).join(', ')})`,
+      JSON.stringify({ schema, from: SCHEMA_VERSION, to: SCHEMA_VERSION, applied: [] }),
+      `err: corrupt_schedule_log: The PostgreSQL schema "${schema}" is at version 1000, newer than this agent-schedule knows (${SCHEMA_VERSION}); upgrade agent-schedule to open it. Nothing was changed.`,
     ]);
   });
 });
