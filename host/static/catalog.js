@@ -101,8 +101,10 @@ export function Catalog({ page, error, query, sessions, pageIndex, selectedId, d
                   </a>
                 </td>
                 <td data-label="State">
-                  <span class=${`badge state-${state}`}>${state}</span>
-                  ${active && drifted.has(`${entry.sessionId}/${record.id}`) && html` <span class="badge drifted" title="the time-zone data no longer yields this target">drifted</span>`}
+                  <span class="badges">
+                    <span class=${`badge state-${state}`}>${state}</span>
+                    ${active && drifted.has(`${entry.sessionId}/${record.id}`) && html` <span class="badge drifted" title="the time-zone data no longer yields this target">drifted</span>`}
+                  </span>
                 </td>
                 <td data-label="Session"><code>${entry.sessionId}</code></td>
                 <td data-label="Timing"><span class="kind">${record.kind}</span> ${describeTiming(record, { short: true })}</td>
