@@ -4,8 +4,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
+import { runCli } from './support.ts';
 
 let t: TestHost;
 let dir: string;
@@ -37,12 +37,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main([...argv, '--url', t.url], { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCli(t.url, ...argv);
 
 describe('agent-schedule drift and reanchor', () => {
   it('lists drifted targets, re-anchors one, then the rest of a Session, then all', async () => {

@@ -4,8 +4,8 @@
 // the same way by explain, delete, history and update.
 
 import type { Explanation } from '../../src/cli/explain.ts';
-import { main } from '../../src/cli/main.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
+import { runCli } from './support.ts';
 
 let t: TestHost;
 beforeEach(async () => {
@@ -15,12 +15,7 @@ afterEach(async () => {
   await t.close();
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main([...argv, '--url', t.url], { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCli(t.url, ...argv);
 
 describe('agent-schedule explain', () => {
   it('shows a recurring task’s receipts with lateness and its next occurrences, with or without --session', async () => {

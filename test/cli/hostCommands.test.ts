@@ -4,6 +4,7 @@
 import { main } from '../../src/cli/main.ts';
 import type { CatalogEntry, ScheduleView } from '../../src/index.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
+import { runCli } from './support.ts';
 
 let t: TestHost;
 beforeEach(async () => {
@@ -13,12 +14,7 @@ afterEach(async () => {
   await t.close();
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main([...argv, '--url', t.url], { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCli(t.url, ...argv);
 
 const json = <T>(text: string): T => JSON.parse(text) as T;
 
