@@ -14,6 +14,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { FileHandleLike, FileSystem } from '../../src/adapters/fsSeam.ts';
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
+import type { CommitBatch, ScheduleStorage } from '../../src/ports.ts';
 import { random } from '../storage/crashTrial.ts';
 import { batchesIn, batchFor, expectedAfter, sortById } from '../storage/crashWorkload.ts';
 import { MemoryFs } from './powerLossFs.ts';
@@ -91,6 +92,31 @@ const seededDelay = (rand: () => number) => async () => {
   for (let hops = Math.floor(rand() * 3); hops > 0; hops--) await new Promise((resolve) => setImmediate(resolve));
 };
 
+/**
+ * Commits batches `first`..`last` (by number) keeping at most `window()` commits in flight, and
+ * reports each number as it is attempted and as its commit is acknowledged.
+ */
+export async function commitWindowed(
+  storage: ScheduleStorage,
+  first: number,
+  last: number,
+  batchAt: (i: number) => CommitBatch,
+  window: () => number,
+  progress: { attempted(i: number): void; acknowledged(i: number): void },
+): Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  for (let i = first; i <= last; i++) {
+    while (inFlight.size >= window()) await Promise.race(inFlight);
+    progress.attempted(i);
+    const commit: Promise<void> = storage.commit(batchAt(i)).then(() => {
+      progress.acknowledged(i);
+      inFlight.delete(commit);
+    });
+    inFlight.add(commit);
+  }
+  await Promise.all(inFlight);
+}
+
 /** Runs the workload once, taking the crash images. */
 async function record(options: PowerLossOptions): Promise<CrashPoint[]> {
   const rand = random(options.seed);
@@ -109,19 +135,14 @@ async function record(options: PowerLossOptions): Promise<CrashPoint[]> {
   for (let life = 0; life < 2; life++) {
     const storage = jsonFileStorage({ path: PATH, fs, compaction: { minBytes: options.compactionMinBytes, ratio: 0 } });
     await storage.open();
-    const first = attempted + 1;
-    const last = attempted + options.batches;
-    const inFlight = new Set<Promise<void>>();
-    for (let i = first; i <= last; i++) {
-      while (inFlight.size >= 1 + Math.floor(rand() * options.window)) await Promise.race(inFlight);
-      attempted = i;
-      const commit: Promise<void> = storage.commit(batchFor(i)).then(() => {
+    await commitWindowed(storage, attempted + 1, attempted + options.batches, batchFor, () => 1 + Math.floor(rand() * options.window), {
+      attempted: (i) => {
+        attempted = i;
+      },
+      acknowledged: (i) => {
         acknowledged = Math.max(acknowledged, i);
-        inFlight.delete(commit);
-      });
-      inFlight.add(commit);
-    }
-    await Promise.all(inFlight);
+      },
+    });
     await storage.close();
   }
   memory.onMutation = undefined;

@@ -10,6 +10,7 @@ import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import { withDelivery } from '../../src/domain/retention.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
 import type { CommitBatch } from '../../src/ports.ts';
+import { commitWindowed } from '../reliability/powerLoss.ts';
 import { MemoryFs } from '../reliability/powerLossFs.ts';
 import { random } from './crashTrial.ts';
 
@@ -93,18 +94,21 @@ describe('delivery deltas under power loss', () => {
     memory.onMutation = () => points.push({ images: [memory.crash(), memory.crash(rand), memory.crash(rand)], acknowledged, attempted });
     const storage = jsonFileStorage({ path: PATH, fs: memory, compaction: COMPACTION });
     await storage.open();
-    const inFlight = new Set<Promise<void>>();
-    for (const [index, batch] of batches.entries()) {
-      while (inFlight.size >= 1 + Math.floor(rand() * 3)) await Promise.race(inFlight);
-      const i = index + 1;
-      attempted = i;
-      const commit: Promise<void> = storage.commit(batch).then(() => {
-        acknowledged = Math.max(acknowledged, i);
-        inFlight.delete(commit);
-      });
-      inFlight.add(commit);
-    }
-    await Promise.all(inFlight);
+    await commitWindowed(
+      storage,
+      1,
+      batches.length,
+      (i) => batches[i - 1] as CommitBatch,
+      () => 1 + Math.floor(rand() * 3),
+      {
+        attempted: (i) => {
+          attempted = i;
+        },
+        acknowledged: (i) => {
+          acknowledged = Math.max(acknowledged, i);
+        },
+      },
+    );
     await storage.close();
     memory.onMutation = undefined;
 
