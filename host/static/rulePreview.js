@@ -43,9 +43,11 @@ export function RulePreview({ state, count = 3, onProblem }) {
 
   if (!previewable || result === null || result.error) return null;
   const zone = state.kind === 'every_seconds' ? 'UTC' : state.zone.trim();
-  // Until the new answer arrives, the previous one stays, dimmed.
-  return html`<div class=${`rule-preview ${result.key === key ? '' : 'stale'}`} aria-live="polite">
-    <p class="hint">First occurrences:</p>
+  // Until the new answer arrives, the previous one stays, marked as out of date (not dimmed: dimmed
+  // text loses its contrast).
+  const stale = result.key !== key;
+  return html`<div class=${`rule-preview ${stale ? 'stale' : ''}`} aria-live="polite" aria-busy=${stale ? 'true' : 'false'}>
+    <p class="hint">First occurrences${stale ? ' (updating…)' : ''}:</p>
     <ul>
       ${result.occurrences.map(
         (o) => html`<li>

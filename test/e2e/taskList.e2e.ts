@@ -115,7 +115,7 @@ describe('the task list at scale', () => {
     await heading.waitFor();
     expect(page.url()).toMatch(/#\/tasks\/sch_48$/);
     expect(await inView('#detail-heading')).toBe(true);
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('detail-heading');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), POLL).toBe('detail-heading');
     await page.screenshot({ path: join(RESULTS_DIR, 'task-list-detail.png') });
     await expectNoSeriousViolations('detail');
 
@@ -212,19 +212,20 @@ describe('the task list at scale', () => {
     await page.getByRole('button', { name: 'Delete', exact: true }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('alertdialog').waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('confirm-delete');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), POLL).toBe('confirm-delete');
     await page.keyboard.press('Escape');
     await page.getByRole('alertdialog').waitFor({ state: 'detached' });
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), POLL).toBe('Delete');
 
     await page.getByRole('button', { name: 'Edit' }).click();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('edit-title');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), POLL).toBe('edit-title');
     await page.keyboard.type(' (typed)');
     // Escape never throws typed edits away.
     await page.keyboard.press('Escape');
     expect(await page.getByRole('form', { name: 'Edit task' }).getByLabel('Title').inputValue()).toBe('Task 2 (typed)');
     await page.getByRole('form', { name: 'Edit task' }).getByRole('button', { name: 'Cancel' }).click();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Edit');
+    // The focus moves in the frame after the editor closes.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), POLL).toBe('Edit');
 
     await page.keyboard.press('Escape');
     await page.getByRole('heading', { level: 2, name: 'Task 2' }).waitFor({ state: 'detached' });
@@ -267,7 +268,9 @@ describe('the task list at scale', () => {
     await page.screenshot({ path: join(RESULTS_DIR, 'mobile-edit.png') });
     await expectNoSeriousViolations('390 px edit');
     await page.getByRole('form', { name: 'Edit task' }).getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), POLL).toBe('Edit');
     await page.keyboard.press('Escape');
+    await page.getByRole('heading', { level: 2, name: /^A task with a long title/ }).waitFor({ state: 'detached' });
     await page.getByRole('tab', { name: 'Inspector' }).click();
     await page.getByText('streaming', { exact: true }).waitFor();
     expect(await overflow()).toBe(0);
