@@ -1,6 +1,6 @@
 // The reference Host's structured log: one JSON line per event on stdout (pino), with `level`,
 // `time` (RFC 3339), `msg` and the event's fields: `sessionId`, `taskId` (or `taskIds`), and for
-// a failure its `stage` (resolve, append, flush, save) and `cause` as a one-line message; the
+// a failure its `stage` (resolve, followup, flush, commit) and `cause` as a one-line message; the
 // cause's stack is added only at `debug`. `LOG_LEVEL` picks the level (default info) and
 // `LOG_FORMAT=pretty` prints one readable line per event for a terminal instead of JSON.
 // `libraryLogger` turns the pino logger into the `Logger` the library takes, translating the data
@@ -56,13 +56,13 @@ export function createHostLog(settings: HostLogSettings, sink: LogSink = process
   );
 }
 
-/** Stages of a failed delivery, by the library's message. */
+/**
+ * Stages of the failures the library logs without a `stage` field, by its message (a failed
+ * delivery attempt carries its own `stage`: resolve, followup, flush or commit).
+ */
 const STAGES: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^Could not resolve the Session/, 'resolve'],
-  [/^Could not append a reminder/, 'append'],
-  [/did not persist its inbox/, 'flush'],
   [/^followup\(\) (returned|answered)/, 'record'],
-  [/could not be saved/, 'save'],
+  [/could not be saved/, 'commit'],
 ];
 
 const INSTANT_FIELDS = ['occurrence', 'deliveredAt'] as const;
@@ -88,7 +88,7 @@ function fieldsOf(msg: string, data: unknown, withStack: boolean): Record<string
     if (key === 'cause') {
       fields.cause = shortCause(value);
       if (withStack && value instanceof Error && value.stack !== undefined) fields.causeStack = value.stack;
-    } else if (key === 'ids' && Array.isArray(value)) {
+    } else if ((key === 'ids' || key === 'taskIds') && Array.isArray(value)) {
       if (value.length === 1) fields.taskId = value[0];
       else fields.taskIds = value;
     } else if (key === 'id') fields.taskId = value;

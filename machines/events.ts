@@ -5,7 +5,7 @@
 // event — the one exception is `SupervisorRuntime`, the opaque handle of the effects, which
 // serialises to a fixed label.
 import type { AnyActorRef } from 'xstate';
-import type { TaskRow } from '../src/domain/types.ts';
+import type { FailureStage, TaskRow } from '../src/domain/types.ts';
 
 /** One unit of work in the supervisor's mailbox. `requestId` is null for internal commands. */
 export interface MailboxCommand {
@@ -59,7 +59,18 @@ export type Operation =
   | { readonly kind: 'archive.stop'; readonly sessionId: string }
   | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };
 
-export type RemoteMethod = 'catalog' | 'get' | 'list' | 'history' | 'update' | 'delete' | 'drift' | 'reanchor';
+export type RemoteMethod =
+  | 'catalog'
+  | 'get'
+  | 'list'
+  | 'history'
+  | 'update'
+  | 'delete'
+  | 'pause'
+  | 'resume'
+  | 'trigger'
+  | 'drift'
+  | 'reanchor';
 
 /** The input of a Session's `deliverBatch` actor: the request and the effects to run it with. */
 export interface DeliveryInput extends DeliveryRequest {
@@ -77,6 +88,17 @@ export interface DeliveredReminder {
   readonly prompt: string;
   /** The record as it was when the delivery started, to detect an edit made meanwhile. */
   readonly startedRecord: TaskRow['record'];
+  /** `"manual"` for a run-now delivery (`occurrence` is then the request's instant). */
+  readonly trigger?: 'manual';
+}
+
+/** Why some tasks of an attempt were not delivered: where it failed and the cause's message. */
+export interface FailureCause {
+  readonly ids: readonly string[];
+  readonly stage: FailureStage;
+  readonly message: string;
+  /** The error itself, for the log. */
+  readonly error?: unknown;
 }
 
 /** The result of one delivery attempt for a Session. */
@@ -91,6 +113,8 @@ export interface DeliveryOutcome {
    * contract): nothing is recorded, and they are not retried on a timer of their own.
    */
   readonly unrecordableIds: readonly string[];
+  /** Where and why the failed tasks failed (absent in outcomes built without causes). */
+  readonly causes?: readonly FailureCause[];
 }
 
 /** What the supervisor does to its actors after a committed slot. */

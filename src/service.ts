@@ -72,6 +72,12 @@ export interface ScheduleService {
     update(request: RemoteUpdateRequest): Promise<ScheduleView | ToolFailure>;
     /** Deletes a task (active or ended) with its history; a refusal is a `TaskNotDeleted`. */
     delete(request: TaskRef): Promise<DeleteResult>;
+    /** Pauses an active task (kept, never delivered until resumed or run now); a paused task is answered as it is. */
+    pause(request: TaskRef): Promise<ScheduleView | ToolFailure>;
+    /** Resumes a paused task; a recurring one skips the occurrences it missed while paused. */
+    resume(request: TaskRef): Promise<ScheduleView | ToolFailure>;
+    /** Run now: one extra delivery as soon as the Session can take it (receipt `trigger: "manual"`). */
+    trigger(request: TaskRef): Promise<ScheduleView | ToolFailure>;
     /** Active daily, weekly and cron tasks whose committed target the current time-zone data no longer yields. */
     drift(): Promise<DriftReport>;
     /**
@@ -170,6 +176,9 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
       history: (request) => remoteCall('history', request) as Promise<HistoryPage | ToolFailure>,
       update: (request) => remoteCall('update', request) as Promise<ScheduleView | ToolFailure>,
       delete: (request) => remoteCall('delete', request) as Promise<DeleteResult>,
+      pause: (request) => remoteCall('pause', request) as Promise<ScheduleView | ToolFailure>,
+      resume: (request) => remoteCall('resume', request) as Promise<ScheduleView | ToolFailure>,
+      trigger: (request) => remoteCall('trigger', request) as Promise<ScheduleView | ToolFailure>,
       drift: () => remoteCall('drift', undefined) as Promise<DriftReport>,
       reanchor: ((request: unknown) => remoteCall('reanchor', request)) as ScheduleService['remote']['reanchor'],
     },

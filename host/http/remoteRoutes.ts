@@ -3,6 +3,8 @@
 // `GET /api/drift` reports targets the time-zone data in use no longer yields;
 // `POST /api/sessions/:id/tasks/:task/reanchor` moves one of them, `POST /api/reanchor` (body
 // `{all: true}` or `{sessionId, ids}`) several in one write.
+// `POST /api/sessions/:id/tasks/:task/pause`, `…/resume` and `…/trigger` (run now) answer the
+// task's view, or a refusal (`schedule_not_found` 404, `schedule_ended` 409).
 // Session ids in paths are checked before anything else runs; the service validates the rest
 // and its answers are sent as they are.
 import type { Hono } from 'hono';
@@ -18,18 +20,21 @@ export const DEFAULT_HISTORY_LIMIT = 20;
 const integerOrText = (text: string): number | string => (/^\d{1,6}$/.test(text) ? Number(text) : text);
 
 /** Query parameters of `GET /api/catalog` that go into the request's `filter`. */
-const CATALOG_FILTER_PARAMS = new Set(['text', 'sessionId', 'id', 'kind', 'status']);
+const CATALOG_FILTER_PARAMS = new Set(['text', 'sessionId', 'id', 'kind', 'status', 'drifted']);
+
+const booleanOrText = (text: string): boolean | string => (text === 'true' ? true : text === 'false' ? false : text);
 
 /**
- * The `remote.catalog` request of a catalog query: `text`, `sessionId`, `id`, `kind` and `status` form
- * the filter, a whole-number `limit` is a number; every other parameter (`cursor`, `sort`, or an
- * unknown one) goes on as sent, so the service checks and refuses it like any caller's.
+ * The `remote.catalog` request of a catalog query: `text`, `sessionId`, `id`, `kind`, `status` and
+ * `drifted` form the filter (`drifted=true` or `false` as a boolean), a whole-number `limit` is a
+ * number; every other value and parameter (`cursor`, `sort`, or an unknown one) goes on as sent, so
+ * the service checks and refuses it like any caller's.
  */
 export function catalogRequestOf(query: Readonly<Record<string, string>>): Record<string, unknown> {
   const request: Record<string, unknown> = {};
-  const filter: Record<string, string> = {};
+  const filter: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(query)) {
-    if (CATALOG_FILTER_PARAMS.has(name)) filter[name] = value;
+    if (CATALOG_FILTER_PARAMS.has(name)) filter[name] = name === 'drifted' ? booleanOrText(value) : value;
     else request[name] = name === 'limit' ? integerOrText(value) : value;
   }
   return Object.keys(filter).length === 0 ? request : { ...request, filter };
@@ -88,6 +93,12 @@ export function remoteRoutes(app: Hono, stack: HostStack): void {
   app.post('/api/sessions/:id/tasks/:task/reanchor', async (c) =>
     sendResult(c, await service.remote.reanchor({ sessionId: c.req.param('id'), id: c.req.param('task') })),
   );
+
+  for (const action of ['pause', 'resume', 'trigger'] as const) {
+    app.post(`/api/sessions/:id/tasks/:task/${action}`, async (c) =>
+      sendResult(c, await service.remote[action]({ sessionId: c.req.param('id'), id: c.req.param('task') })),
+    );
+  }
 
   app.post('/api/reanchor', async (c) => {
     const body = await readJsonObject(c);

@@ -1,9 +1,9 @@
 // `agent-schedule create`: creates a task in a Session of a running Host, exactly as the Session
 // would by calling `schedule_create`. Prints the new task (or its JSON with --json).
-import type { ScheduleRecord } from '../domain/types.ts';
+import type { ScheduleView } from '../domain/types.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';
-import { taskLines } from './taskTable.ts';
+import { taskLines, viewLine } from './taskTable.ts';
 import { selectorOf, TIMING_HELP, TIMING_OPTIONS } from './timingFlags.ts';
 
 /** `agent-schedule create`. */
@@ -25,7 +25,7 @@ ${HOST_OPTIONS_HELP}`,
   async ask(values, host) {
     const sessionId = required(values.session, 'session');
     const args = { title: required(values.title, 'title'), prompt: required(values.prompt, 'prompt'), ...selectorOf(values) };
-    const view = (await host.send('POST', pathOf('api', 'sessions', sessionId, 'tools', 'schedule_create'), args)) as ScheduleRecord;
-    return { json: view, lines: taskLines([{ sessionId, status: 'active', record: view }]) };
+    const view = (await host.send('POST', pathOf('api', 'sessions', sessionId, 'tools', 'schedule_create'), args)) as ScheduleView;
+    return { json: view, lines: taskLines([viewLine(sessionId, view)]) };
   },
 });

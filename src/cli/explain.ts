@@ -1,11 +1,13 @@
 // `agent-schedule explain`: what a running Host knows about one task, for "why did it (not)
-// fire?": its status and timing, its last delivery receipts with their lateness (delivered −
-// occurrence), and its next occurrences with the DST notes of the scheduler's own preview
-// (a skipped local time, a repeated one). Without --session the task is looked up in every Session.
+// fire?": its status (paused since when) and timing, the failure status of its latest delivery
+// attempt, its last delivery receipts with their lateness (delivered − occurrence), the
+// occurrences each coalesced and whether it was run now, and its next occurrences with the DST
+// notes of the scheduler's own preview (a skipped local time, a repeated one). Without --session
+// the task is looked up in every Session.
 
 import type { HistoryPage } from '../domain/historyPage.ts';
 import { type PreviewOccurrence, previewOccurrences } from '../domain/preview.ts';
-import type { CatalogEntry, DeliveryReceipt, Rule, ScheduleRecord } from '../domain/types.ts';
+import type { CatalogEntry, DeliveryFailure, DeliveryReceipt, Rule, ScheduleRecord } from '../domain/types.ts';
 import { UsageError } from './command.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, notFound, required } from './hostCommand.ts';
@@ -26,6 +28,10 @@ export interface Explanation {
   readonly sessionId: string;
   readonly status: CatalogEntry['status'];
   readonly record: ScheduleRecord;
+  /** When the task was paused; present while it is. */
+  readonly pausedAt?: string;
+  /** The failure status of its latest delivery attempt; present while it failed. */
+  readonly failure?: DeliveryFailure;
   /** The newest receipts first. */
   readonly receipts: readonly ExplainedReceipt[];
   /** The next occurrences from the task's committed next target on (none once it ended). */
@@ -82,23 +88,53 @@ async function findEntry(host: { get(path: string): Promise<unknown> }, id: stri
   return entry;
 }
 
+/** What the status line says after the task's name. */
+function statusText(x: Explanation): string {
+  if (x.status !== 'active') return 'ended (it fires no more)';
+  if (x.pausedAt !== undefined) return `paused since ${x.pausedAt} (not delivered until resumed or run now)`;
+  return 'active';
+}
+
+/** The failure status in one line: attempts, the latest one's stage and cause, the next retry. */
+export function failureLine(f: DeliveryFailure): string {
+  const attempts = f.attempts === 1 ? '1 attempt' : `${f.attempts} attempts`;
+  const retry = f.nextRetryAt === undefined ? 'no retry is scheduled' : `next retry at ${f.nextRetryAt}`;
+  return `Delivery failing: ${attempts} failed, the latest at ${f.lastAt} (stage ${f.stage}: ${f.message}); ${retry}`;
+}
+
+/** What a receipt says besides its times: a run-now delivery, the occurrences it coalesced. */
+export function receiptNotes(r: DeliveryReceipt): string {
+  const notes: string[] = [];
+  if (r.trigger === 'manual') notes.push('run now');
+  if (r.missed !== undefined) {
+    const count = r.missed === 1 ? '1 missed occurrence' : `${r.missed} missed occurrences`;
+    notes.push(`${count} coalesced since ${r.firstMissed ?? '(unknown)'}`);
+  }
+  return notes.join('; ');
+}
+
 function explanationLines(x: Explanation): string[] {
   const { record } = x;
   const zone = 'timeZone' in record ? record.timeZone : 'UTC';
   const lines = [
-    `${record.id} ${JSON.stringify(record.title)} in Session ${x.sessionId}: ${x.status === 'active' ? 'active' : 'ended (it fires no more)'}`,
+    `${record.id} ${JSON.stringify(record.title)} in Session ${x.sessionId}: ${statusText(x)}`,
     `Timing: ${describeTiming(record)}`,
   ];
   if (x.status === 'active') lines.push(`Next target: ${record.scheduledAt} (${localReading(record.scheduledAt, zone)} ${zone})`);
+  if (x.failure !== undefined) lines.push(failureLine(x.failure));
   lines.push('');
   if (x.receipts.length === 0) lines.push('Last deliveries: none');
   else {
     lines.push('Last deliveries, newest first:');
-    const rows = x.receipts.map((r) => [r.scheduledAt, r.deliveredAt, formatDuration(r.latenessMs), r.messageId]);
-    lines.push(...formatTable(['OCCURRENCE', 'DELIVERED', 'LATE BY', 'MESSAGE'], rows).map((l) => `  ${l}`));
+    const rows = x.receipts.map((r) => [r.scheduledAt, r.deliveredAt, formatDuration(r.latenessMs), r.messageId, receiptNotes(r)]);
+    // The NOTES column shows only when a receipt has something to say.
+    const withNotes = rows.some((row) => row[4] !== '');
+    const header = ['OCCURRENCE', 'DELIVERED', 'LATE BY', 'MESSAGE', ...(withNotes ? ['NOTES'] : [])];
+    const cells = withNotes ? rows : rows.map((row) => row.slice(0, 4));
+    lines.push(...formatTable(header, cells).map((l) => `  ${l}`));
   }
   if (x.status === 'active') {
-    lines.push('', 'Next occurrences:');
+    lines.push('', x.pausedAt === undefined ? 'Next occurrences:' : 'Next occurrences (none is delivered while the task is paused):');
     const rows = x.next.map((o) => [o.at, o.local, o.offset, o.notes.join('; ')]);
     lines.push(...formatTable(['AT (UTC)', 'LOCAL', 'OFFSET', 'NOTES'], rows).map((l) => `  ${l}`));
   }
@@ -108,12 +144,15 @@ function explanationLines(x: Explanation): string[] {
 /** `agent-schedule explain`. */
 export const explainCommand = hostCommand({
   name: 'explain',
-  summary: 'explain a task: status, last deliveries with lateness, next occurrences',
+  summary: 'explain a task: status, failures, last deliveries with lateness, next occurrences',
   help: `Usage: agent-schedule explain --id <task> [--session <id>] [--receipts <n>] [--next <n>] [--url <url>] [--json]
 
-Explains one task: its status and timing, its last deliveries with their lateness (delivered
-minus occurrence), and its next occurrences with the DST rules applied (a local time that does
-not exist on a date is skipped, one that exists twice fires at the earlier instant).
+Explains one task: its status (active, paused since when, or ended) and timing, the failure
+status of its latest delivery attempt (failed attempts, stage, cause, next retry), its last
+deliveries with their lateness (delivered minus occurrence), the occurrences each one coalesced
+("3 missed occurrences coalesced since ...") and whether it was run now, and its next
+occurrences with the DST rules applied (a local time that does not exist on a date is skipped,
+one that exists twice fires at the earlier instant).
 
   --id <task>               the task id
   --session <id>            its Session (default: look the task up in every Session)
@@ -139,6 +178,8 @@ ${HOST_OPTIONS_HELP}`,
       sessionId: entry.sessionId,
       status: entry.status,
       record: entry.record,
+      ...(entry.pausedAt === undefined ? {} : { pausedAt: entry.pausedAt }),
+      ...(entry.failure === undefined ? {} : { failure: entry.failure }),
       receipts: page.records.map((r) => ({ ...r, latenessMs: Date.parse(r.deliveredAt) - Date.parse(r.scheduledAt) })),
       next:
         entry.status === 'active' ? nextOccurrences(entry.record, nextCount, newest === undefined ? undefined : Date.parse(newest)) : [],

@@ -1,8 +1,8 @@
 // `agent-schedule list --session <id>`: the active tasks of one Session of a running Host.
-import type { ScheduleRecord } from '../domain/types.ts';
+import type { ScheduleView } from '../domain/types.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';
-import { taskLines } from './taskTable.ts';
+import { taskLines, viewLine } from './taskTable.ts';
 
 /** `agent-schedule list`. */
 export const listCommand = hostCommand({
@@ -17,7 +17,7 @@ ${HOST_OPTIONS_HELP}`,
   options: { session: { type: 'string' } },
   async ask(values, host) {
     const sessionId = required(values.session, 'session');
-    const views = (await host.get(pathOf('api', 'sessions', sessionId, 'tasks'))) as ScheduleRecord[];
-    return { json: views, lines: taskLines(views.map((record) => ({ sessionId, status: 'active', record }))) };
+    const views = (await host.get(pathOf('api', 'sessions', sessionId, 'tasks'))) as ScheduleView[];
+    return { json: views, lines: taskLines(views.map((view) => viewLine(sessionId, view))) };
   },
 });

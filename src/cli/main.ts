@@ -19,6 +19,7 @@ import { listCommand } from './list.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { previewCommand } from './preview.ts';
+import { pauseCommand, resumeCommand, runNowCommand } from './runState.ts';
 import { toolsCommand } from './tools.ts';
 import { updateCommand } from './update.ts';
 import { packageVersion } from './version.ts';
@@ -31,6 +32,9 @@ export const COMMANDS: readonly Command[] = [
   historyCommand,
   explainCommand,
   updateCommand,
+  pauseCommand,
+  resumeCommand,
+  runNowCommand,
   deleteCommand,
   driftCommand,
   reanchorCommand,

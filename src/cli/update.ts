@@ -1,11 +1,11 @@
 // `agent-schedule update`: edits a task through the remote namespace. It reads the task's
 // current record and sends it as `expected`, so an edit made meanwhile by
 // someone else (or a delivery) is refused with schedule_conflict instead of being overwritten.
-import type { CatalogEntry, ScheduleRecord } from '../domain/types.ts';
+import type { CatalogEntry, ScheduleView } from '../domain/types.ts';
 import { UsageError } from './command.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';
-import { taskLines } from './taskTable.ts';
+import { taskLines, viewLine } from './taskTable.ts';
 import { changeOf, TIMING_HELP, TIMING_OPTIONS } from './timingFlags.ts';
 
 /** `agent-schedule update`. */
@@ -47,7 +47,7 @@ ${HOST_OPTIONS_HELP}`,
     const view = (await host.send('PATCH', pathOf('api', 'sessions', sessionId, 'tasks', id), {
       expected: entry.record,
       ...edits,
-    })) as ScheduleRecord;
-    return { json: view, lines: taskLines([{ sessionId, status: 'active', record: view }]) };
+    })) as ScheduleView;
+    return { json: view, lines: taskLines([viewLine(sessionId, view)]) };
   },
 });

@@ -1,11 +1,14 @@
 // One page of the catalog for the remote `catalog` call when it is given options: a text search
-// over title, prompt, id and Session, filters by Session, task id, kind and status, one of three orders
-// and a keyset cursor. The cursor names the position after the last entry of a page (its sort
-// key and task id), not an offset, so a page boundary stays put while tasks are created or
-// deleted elsewhere. Pure: it validates the options and reads the entries it is given.
+// over title, prompt, id and Session, filters by Session, task id, kind, status and time-zone data
+// drift (drift.ts), one of three orders and a keyset cursor. The cursor names the position after
+// the last entry of a page (its sort key and task id), not an offset, so a page boundary stays put
+// while tasks are created or deleted elsewhere. Pure: it validates the options and reads the
+// entries it is given.
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from './argShape.ts';
+import { driftOf } from './drift.ts';
 import { ScheduleError } from './errors.ts';
 import { instantMs } from './instant.ts';
+import type { WallClockFirings } from './recurrence.ts';
 import type { CatalogEntry, TaskKind } from './types.ts';
 
 /** Page size when the request gives no `limit`. */
@@ -17,10 +20,11 @@ export const MAX_CATALOG_LIMIT = 500;
 export type CatalogSort = 'next' | 'lastDelivery' | 'title';
 
 /**
- * The status filter: `active`, `inactive` (ended), `overdue` (active with its target at or
- * before now) and `scheduled` (active with its target after now).
+ * The status filter: `active`, `inactive` (ended), `overdue` (active, not paused, with its target
+ * at or before now), `scheduled` (active, not paused, with its target after now), `paused` (the
+ * entry has `pausedAt`) and `failing` (the entry has `failure`: its latest delivery attempt failed).
  */
-export type CatalogStatusFilter = 'active' | 'inactive' | 'overdue' | 'scheduled';
+export type CatalogStatusFilter = 'active' | 'inactive' | 'overdue' | 'scheduled' | 'paused' | 'failing';
 
 /** What the entries of a page must match; every member is optional and they combine with "and". */
 export interface CatalogFilter {
@@ -32,6 +36,11 @@ export interface CatalogFilter {
   readonly id?: string;
   readonly kind?: TaskKind;
   readonly status?: CatalogStatusFilter;
+  /**
+   * `true`: only the active daily, weekly and cron tasks whose committed target the time-zone data
+   * in use no longer yields (the tasks `remote.drift()` lists); `false`: only the other entries.
+   */
+  readonly drifted?: boolean;
 }
 
 /** `remote.catalog(request)`: one page of the catalog. */
@@ -55,9 +64,9 @@ export interface CatalogPage<E = CatalogEntry> {
 }
 
 const REQUEST_MEMBERS = ['limit', 'cursor', 'filter', 'sort'];
-const FILTER_MEMBERS = ['text', 'sessionId', 'id', 'kind', 'status'];
+const FILTER_MEMBERS = ['text', 'sessionId', 'id', 'kind', 'status', 'drifted'];
 const SORTS: readonly CatalogSort[] = ['next', 'lastDelivery', 'title'];
-const STATUSES: readonly CatalogStatusFilter[] = ['active', 'inactive', 'overdue', 'scheduled'];
+const STATUSES: readonly CatalogStatusFilter[] = ['active', 'inactive', 'overdue', 'scheduled', 'paused', 'failing'];
 const KINDS: readonly TaskKind[] = ['after', 'at', 'every', 'daily', 'weekly', 'cron'];
 const CURSOR_PREFIX = 'c1.';
 
@@ -155,10 +164,18 @@ function stringMember(name: string, value: unknown): string | undefined {
   return value;
 }
 
+function booleanMember(name: string, value: unknown): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  throw refuse(`${name} ${describeValue(value)} is not accepted: use true or false.`);
+}
+
 function statusMatches(status: CatalogStatusFilter, entry: CatalogEntry, nowMs: number): boolean {
   if (status === 'inactive') return entry.status === 'inactive';
+  if (status === 'paused') return entry.pausedAt !== undefined;
+  if (status === 'failing') return entry.failure !== undefined;
   if (entry.status !== 'active') return false;
   if (status === 'active') return true;
+  if (entry.pausedAt !== undefined) return false;
   const due = instantMs(entry.record.scheduledAt) <= nowMs;
   return status === 'overdue' ? due : !due;
 }
@@ -174,6 +191,9 @@ function filterOf(filter: unknown): Options['matches'] {
   const id = stringMember('filter.id', ownValue(filter, 'id'));
   const kind = oneOf('filter.kind', ownValue(filter, 'kind'), KINDS);
   const status = oneOf('filter.status', ownValue(filter, 'status'), STATUSES);
+  const drifted = booleanMember('filter.drifted', ownValue(filter, 'drifted'));
+  // Rules are prepared once per distinct rule for the whole request.
+  const firings = new Map<string, WallClockFirings>();
   return (entry, nowMs) => {
     if (sessionId !== undefined && entry.sessionId !== sessionId) return false;
     if (id !== undefined && entry.record.id !== id) return false;
@@ -181,14 +201,15 @@ function filterOf(filter: unknown): Options['matches'] {
     if (status !== undefined && !statusMatches(status, entry, nowMs)) return false;
     if (text !== undefined && text !== '') {
       const { record } = entry;
-      return (
+      const found =
         record.title.toLowerCase().includes(text) ||
         record.id.toLowerCase().includes(text) ||
         entry.sessionId.toLowerCase().includes(text) ||
-        record.prompt.toLowerCase().includes(text)
-      );
+        record.prompt.toLowerCase().includes(text);
+      if (!found) return false;
     }
-    return true;
+    // Last: the one check that runs the recurrence engine.
+    return drifted === undefined || (driftOf(entry, firings) !== undefined) === drifted;
   };
 }
 

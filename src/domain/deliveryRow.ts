@@ -5,7 +5,7 @@
 // receipt is recorded and the new target kept.
 import { formatInstant, instantMs } from './instant.ts';
 import { ruleFromRecord, sameRule } from './records.ts';
-import { nextTargetAfter } from './recurrence.ts';
+import { countOccurrences, nextTargetAfter } from './recurrence.ts';
 import { appendReceipt, type RetentionLimits } from './retention.ts';
 import { type DeliveryReceipt, isRecurringKind, type ScheduleRecord, type TaskRow } from './types.ts';
 
@@ -19,6 +19,8 @@ export interface AcknowledgedReminder {
   readonly prompt: string;
   /** The record when the attempt started. */
   readonly startedRecord: ScheduleRecord;
+  /** `"manual"` for a run-now delivery. */
+  readonly trigger?: 'manual';
 }
 
 /** True when the timing part of two records is the same (title and prompt may differ). */
@@ -26,23 +28,52 @@ export const sameTiming = (a: ScheduleRecord, b: ScheduleRecord): boolean =>
   a.scheduledAt === b.scheduledAt && sameRule(ruleFromRecord(a), ruleFromRecord(b));
 
 /**
- * The row after a delivery of `reminder`, chosen at `now`, was acknowledged. A timing edit that
- * landed while the delivery was in flight wins when its target is still ahead of `now`; a target
- * at or before `now` is covered by this delivery like any other — the edited one-shot ends, the
- * edited rule advances past `now` — so no occurrence is delivered twice.
+ * The receipt of `reminder`: a run-now delivery says so; a recurring delivery that coalesced
+ * occurrences of the rule it started with says how many and from when (docs/delivery.md).
  */
-export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
+export function receiptOf(reminder: AcknowledgedReminder): DeliveryReceipt {
   const receipt: DeliveryReceipt = {
     scheduledAt: formatInstant(reminder.occurrence),
     deliveredAt: formatInstant(reminder.deliveredAt),
     messageId: reminder.messageId,
     prompt: reminder.prompt,
   };
+  if (reminder.trigger === 'manual') return { ...receipt, trigger: 'manual' };
+  const started = reminder.startedRecord;
+  if (!isRecurringKind(started.kind)) return receipt;
+  const from = instantMs(started.scheduledAt);
+  const missed = countOccurrences(ruleFromRecord(started), from, reminder.occurrence);
+  return missed === 0 ? receipt : { ...receipt, missed, firstMissed: started.scheduledAt };
+}
+
+/** The row without the run-now request the delivery chosen at `now` answered (a later one stays). */
+function withoutAnsweredTrigger(row: TaskRow, now: number): TaskRow {
+  if (row.triggeredAt === undefined || instantMs(row.triggeredAt) > now) return row;
+  const { triggeredAt: _, ...rest } = row;
+  return rest;
+}
+
+/** An ended row: it keeps neither a pause nor a run-now request. */
+function ended(row: TaskRow): TaskRow {
+  const { pausedAt: _p, triggeredAt: _t, ...rest } = row;
+  return { ...rest, status: 'inactive' };
+}
+
+/**
+ * The row after a delivery of `reminder`, chosen at `now`, was acknowledged. A timing edit that
+ * landed while the delivery was in flight wins when its target is still ahead of `now`; a target
+ * at or before `now` is covered by this delivery like any other — the edited one-shot ends, the
+ * edited rule advances past `now` — so no occurrence is delivered twice. A run-now delivery of a
+ * recurring task leaves its target alone; one of a one-shot ends it, as if it had fallen due.
+ */
+export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
+  const receipt = receiptOf(reminder);
   const history = appendReceipt(row.deliveryHistory, receipt, retention, row.lastDelivery);
-  const delivered: TaskRow = { ...row, lastDelivery: receipt, deliveryHistory: history };
+  const delivered: TaskRow = withoutAnsweredTrigger({ ...row, lastDelivery: receipt, deliveryHistory: history }, now);
   const committed = instantMs(row.record.scheduledAt);
+  if (reminder.trigger === 'manual') return isRecurringKind(row.record.kind) ? delivered : ended(delivered);
   if (committed > now && !sameTiming(row.record, reminder.startedRecord)) return delivered;
   const next = isRecurringKind(row.record.kind) ? nextTargetAfter(ruleFromRecord(row.record), committed, now) : null;
-  if (next === null) return { ...delivered, status: 'inactive' };
+  if (next === null) return ended(delivered);
   return { ...delivered, record: { ...row.record, scheduledAt: formatInstant(next) } };
 }

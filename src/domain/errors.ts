@@ -88,12 +88,23 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   schedule_not_found: {
     meaning:
       'No task with that id is stored for that Session: it never existed, it was deleted, or it belongs to another Session (which is never revealed). `schedule_delete` and `remote.delete` answer it as `{id, deleted: false, code}`.',
-    answeredBy: ['schedule_update', 'schedule_delete', 'remote.get', 'remote.history', 'remote.update', 'remote.delete'],
+    answeredBy: [
+      'schedule_update',
+      'schedule_delete',
+      'remote.get',
+      'remote.history',
+      'remote.update',
+      'remote.delete',
+      'remote.pause',
+      'remote.resume',
+      'remote.trigger',
+    ],
     nextStep: "List the Session's tasks (`schedule_list`, `remote.list` or `remote.catalog`) to find the right id.",
   },
   schedule_ended: {
-    meaning: 'The task is inactive: a one-shot that was delivered, or a rule with no further target. Only active tasks can be updated.',
-    answeredBy: ['schedule_update', 'remote.update'],
+    meaning:
+      'The task is inactive: a one-shot that was delivered, or a rule with no further target. Only active tasks can be updated, paused, resumed or run now.',
+    answeredBy: ['schedule_update', 'remote.update', 'remote.pause', 'remote.resume', 'remote.trigger'],
     nextStep: 'Create a new task instead; the ended one can still be read (`remote.get`, `remote.history`) or deleted.',
   },
   schedule_conflict: {

@@ -103,3 +103,28 @@ export function latestOccurrence(rule: Rule, committedMs: number, nowMs: number)
     }
   }
 }
+
+/** Occurrences counted one by one for a wall-clock rule before the count stops (docs/delivery.md). */
+export const MISSED_COUNT_LIMIT = 10_000;
+
+/**
+ * How many occurrences lie in `[fromMs, toMs)` when `fromMs` is the committed target (itself an
+ * occurrence): for `every` by arithmetic on the grid, for daily/weekly/cron by the engine's jumps
+ * from one firing to the next, stopping at {@link MISSED_COUNT_LIMIT}. 0 when `toMs` is not after `fromMs`.
+ */
+export function countOccurrences(rule: Rule, fromMs: number, toMs: number): number {
+  if (toMs <= fromMs) return 0;
+  switch (rule.kind) {
+    case 'after':
+    case 'at':
+      return 1;
+    case 'every':
+      return Math.ceil((toMs - fromMs) / (rule.everySeconds * 1000));
+    default: {
+      const firings = wallClockFirings(rule);
+      let count = 1;
+      for (let t = firings.next(fromMs); t !== null && t < toMs && count < MISSED_COUNT_LIMIT; t = firings.next(t)) count++;
+      return count;
+    }
+  }
+}

@@ -75,6 +75,15 @@ export interface DeliveryReceipt {
   readonly messageId: string;
   /** The prompt as sent (absent on receipts recorded before prompts were kept). */
   readonly prompt?: string;
+  /** `"manual"` on the receipt of a run-now delivery (`remote.trigger`); absent otherwise. */
+  readonly trigger?: 'manual';
+  /**
+   * Occurrences that fell due since the previous committed target and were coalesced into this
+   * delivery without being delivered (an integer ≥ 1); absent when none were.
+   */
+  readonly missed?: number;
+  /** The earliest coalesced occurrence (canonical UTC); present exactly when `missed` is. */
+  readonly firstMissed?: string;
 }
 
 /** Saved delivery receipts of one task, oldest first. */
@@ -93,6 +102,26 @@ export interface TaskRow {
   readonly record: ScheduleRecord;
   readonly lastDelivery?: DeliveryReceipt;
   readonly deliveryHistory?: DeliveryHistory;
+  /** When the task was paused (canonical UTC); a paused task is never delivered until resumed or run now. */
+  readonly pausedAt?: string;
+  /** When a run-now delivery was requested and not yet made (canonical UTC). */
+  readonly triggeredAt?: string;
+}
+
+/** Where a delivery attempt failed. */
+export type FailureStage = 'resolve' | 'followup' | 'flush' | 'commit';
+
+/** The latest failed delivery attempts of an active task (cleared by a committed delivery). */
+export interface DeliveryFailure {
+  /** Consecutive failed attempts. */
+  readonly attempts: number;
+  /** When the latest attempt failed (canonical UTC). */
+  readonly lastAt: string;
+  readonly stage: FailureStage;
+  /** The cause's message. */
+  readonly message: string;
+  /** When the next retry is due (canonical UTC); absent when none is scheduled. */
+  readonly nextRetryAt?: string;
 }
 
 /** The timing part of a record, normalised; what recurrence and targets are computed from. */
@@ -108,8 +137,12 @@ export type WallClockRule = Extract<Rule, { kind: 'daily' | 'weekly' | 'cron' }>
 
 /** The model-facing view of an active task (docs/management.md). */
 export type ScheduleView = ScheduleRecord & {
-  readonly state: 'scheduled' | 'overdue';
+  readonly state: 'scheduled' | 'overdue' | 'paused';
   readonly deliveryMode: 'host';
+  /** Present while the task is paused. */
+  readonly pausedAt?: string;
+  /** Present while the latest delivery attempt has failed. */
+  readonly failure?: DeliveryFailure;
 };
 
 /** The remote namespace's catalog entry: row without saved history. */
@@ -118,6 +151,10 @@ export interface CatalogEntry {
   readonly status: TaskStatus;
   readonly record: ScheduleRecord;
   readonly lastDelivery?: DeliveryReceipt;
+  /** Present while the task is paused. */
+  readonly pausedAt?: string;
+  /** Present while the latest delivery attempt has failed. */
+  readonly failure?: DeliveryFailure;
 }
 
 export const isRecurringKind = (kind: TaskKind): kind is RecurringKind => kind !== 'after' && kind !== 'at';

@@ -13,8 +13,7 @@ import { formatInstant } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
 import { wallClockFirings } from '../domain/recurrence.ts';
 import type { ScheduleView, TaskRow } from '../domain/types.ts';
-import { toView } from '../domain/views.ts';
-import type { SlotContext } from '../runtime/mutations.ts';
+import { type SlotContext, viewOf } from '../runtime/mutations.ts';
 import { answer, resolved, type SlotPlan } from '../runtime/slotPlan.ts';
 import { currentTzdata } from '../runtime/tzdataVersion.ts';
 import type { DriftReport } from './types.ts';
@@ -124,8 +123,8 @@ export function planReanchor(ctx: SlotContext, request: unknown): SlotPlan {
   }
   const row = activeRow(ctx, sessionId, ownValue(request, 'id'));
   const moved = reanchored(row, ctx.now);
-  if (moved === undefined) return answer(toView(row.record, ctx.now));
-  return writeRows(ctx, [moved], toView(moved.record, ctx.now));
+  if (moved === undefined) return answer(viewOf(ctx, row));
+  return writeRows(ctx, [moved], viewOf(ctx, moved));
 }
 
 /** Re-anchors the drifted rows among `rows` (each once) in one write. */
@@ -138,7 +137,7 @@ function bulk(ctx: SlotContext, rows: readonly TaskRow[]): SlotPlan {
     const next = reanchored(row, ctx.now);
     if (next !== undefined) moved.push(next);
   }
-  const views: ScheduleView[] = moved.map((row) => toView(row.record, ctx.now));
+  const views: ScheduleView[] = moved.map((row) => viewOf(ctx, row));
   if (moved.length === 0) return answer({ reanchored: views });
   return writeRows(ctx, moved, { reanchored: views });
 }

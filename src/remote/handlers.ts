@@ -20,8 +20,18 @@ import { type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/e
 import { echoedId } from '../domain/fields.ts';
 import { historyPage } from '../domain/historyPage.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
-import type { CatalogEntry, TaskRow } from '../domain/types.ts';
-import { activeViews, compareTaskIds, planDelete, planSessionStop, planUpdate, type SlotContext } from '../runtime/mutations.ts';
+import type { CatalogEntry, DeliveryFailure, TaskRow } from '../domain/types.ts';
+import {
+  activeViews,
+  compareTaskIds,
+  planDelete,
+  planPause,
+  planResume,
+  planSessionStop,
+  planTrigger,
+  planUpdate,
+  type SlotContext,
+} from '../runtime/mutations.ts';
 import { answer, type SlotPlan } from '../runtime/slotPlan.ts';
 import { planDrift, planReanchor } from './drift.ts';
 
@@ -30,8 +40,11 @@ export const REMOTE_MEMBERS: Readonly<Record<Exclude<RemoteMethod, 'catalog' | '
   get: ['sessionId', 'id'],
   list: ['sessionId'],
   history: ['sessionId', 'id', 'limit', 'before'],
-  update: ['sessionId', 'id', 'expected', 'title', 'prompt', 'change'],
+  update: ['sessionId', 'id', 'expected', 'title', 'prompt', 'change', 'paused'],
   delete: ['sessionId', 'id'],
+  pause: ['sessionId', 'id'],
+  resume: ['sessionId', 'id'],
+  trigger: ['sessionId', 'id'],
 };
 
 /** A remote answer to a delete that deleted nothing. */
@@ -79,21 +92,31 @@ function rowOf(ctx: SlotContext, sessionId: string, r: Request): TaskRow {
   return row;
 }
 
-/** A catalog entry: binding, status, record and only the latest receipt (never the saved history). */
-export function catalogEntry(row: TaskRow): CatalogEntry {
-  const entry = { sessionId: row.sessionId, status: row.status, record: row.record };
-  return row.lastDelivery === undefined ? entry : { ...entry, lastDelivery: row.lastDelivery };
+/**
+ * A catalog entry: binding, status, record and only the latest receipt (never the saved history),
+ * with the pause and the failure status while there is one.
+ */
+export function catalogEntry(row: TaskRow, failure?: DeliveryFailure): CatalogEntry {
+  const entry: Mutable<CatalogEntry> = { sessionId: row.sessionId, status: row.status, record: row.record };
+  if (row.lastDelivery !== undefined) entry.lastDelivery = row.lastDelivery;
+  if (row.pausedAt !== undefined) entry.pausedAt = row.pausedAt;
+  if (failure !== undefined) entry.failure = failure;
+  return entry;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const entryOf = (ctx: SlotContext) => (row: TaskRow) => catalogEntry(row, ctx.failureOf?.(row.record.id));
 
 function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, retention: RetentionLimits): SlotPlan {
   if (method === 'catalog') {
     // Without a request, every task in id order (as it always was); with options, one page.
     if (request === undefined) {
       const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
-      return answer(rows.map(catalogEntry));
+      return answer(rows.map(entryOf(ctx)));
     }
-    const page = catalogPage([...ctx.table.allRows()], request, ctx.now);
-    return answer({ ...page, entries: page.entries.map(catalogEntry) });
+    const page = catalogPage([...ctx.table.allRows()].map(entryOf(ctx)), request, ctx.now);
+    return answer(page);
   }
   if (method === 'drift') return planDrift(ctx, request);
   if (method === 'reanchor') return planReanchor(ctx, request);
@@ -102,7 +125,7 @@ function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, re
     case 'list':
       return answer(activeViews(ctx, sessionId));
     case 'get':
-      return answer(catalogEntry(rowOf(ctx, sessionId, r)));
+      return answer(entryOf(ctx)(rowOf(ctx, sessionId, r)));
     case 'history':
       return answer(historyPage(rowOf(ctx, sessionId, r), { limit: ownValue(r, 'limit'), before: ownValue(r, 'before') }, retention));
     case 'update': {
@@ -114,11 +137,22 @@ function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, re
         );
       }
       const row = rowOf(ctx, sessionId, r);
-      const edits = { title: ownValue(r, 'title'), prompt: ownValue(r, 'prompt'), change: ownValue(r, 'change') };
+      const edits = {
+        title: ownValue(r, 'title'),
+        prompt: ownValue(r, 'prompt'),
+        change: ownValue(r, 'change'),
+        paused: ownValue(r, 'paused'),
+      };
       return planUpdate(ctx, sessionId, row.record.id, edits, expected);
     }
     case 'delete':
       return planDelete(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
+    case 'pause':
+      return planPause(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
+    case 'resume':
+      return planResume(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
+    case 'trigger':
+      return planTrigger(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
   }
 }
 

@@ -33,6 +33,8 @@ export interface RemoteUpdateRequest extends TaskRef {
   readonly prompt?: string;
   /** A timing change, as `schedule_update` takes it: `{kind: 'at' | 'every' | 'daily' | 'weekly' | 'cron', …}`. */
   readonly change?: unknown;
+  /** `true` pauses, `false` resumes, in the same write (a pause never makes `expected` conflict). */
+  readonly paused?: boolean;
 }
 
 /** `remote.drift()`: the time-zone data versions and the drifted wall-clock targets. */

@@ -4,13 +4,14 @@
 // Session acknowledged and what failed come back as an outcome for the supervisor's mailbox to
 // commit. Nothing is recorded here. A task whose last delivery still waits for its row write is
 // not delivered again: it comes back as not delivered, and its write is retried on its own.
-import type { DeliveredReminder, DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
+import type { DeliveredReminder, DeliveryOutcome, DeliveryRequest, FailureCause } from '../../machines/events.ts';
 import { MAX_MESSAGE_ID_LENGTH } from '../domain/codec/index.ts';
+import { isTargetDueAt } from '../domain/due.ts';
 import { formatInstant, instantMs } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
 import { latestOccurrence } from '../domain/recurrence.ts';
 import { batchText, idempotencyKey, oneShotText, orderBatch } from '../domain/reminderText.ts';
-import { isRecurringKind, type TaskRow } from '../domain/types.ts';
+import { type FailureStage, isRecurringKind, type TaskRow } from '../domain/types.ts';
 import type { Clock, FollowupMessage, Logger, ScheduleAgent, SessionController } from '../ports.ts';
 import type { Limiter } from './limiter.ts';
 
@@ -27,6 +28,8 @@ export interface DeliveryAttemptDeps {
 interface Reminder {
   readonly row: TaskRow;
   readonly occurrence: number;
+  /** `"manual"` when this is the run-now delivery the row asks for. */
+  readonly trigger?: 'manual';
 }
 
 /** One message to append: its text, its idempotency keys and the reminders it carries. */
@@ -37,11 +40,19 @@ interface PlannedMessage {
   readonly first: number;
 }
 
-/** The occurrence a due task delivers now: a one-shot its target, a recurring task its latest missed one. */
-export function occurrenceToDeliver(row: TaskRow, now: number): number {
+/**
+ * The occurrence a due task delivers now: a one-shot its target, a recurring task its latest
+ * missed one; a task due only because it was run now (paused, or its target still ahead) the
+ * instant of that request, marked manual. A run-now request of a task whose target is due anyway is
+ * answered by that delivery.
+ */
+export function occurrenceToDeliver(row: TaskRow, now: number): Reminder {
+  if (!isTargetDueAt(row, now) && row.triggeredAt !== undefined) {
+    return { row, occurrence: instantMs(row.triggeredAt), trigger: 'manual' };
+  }
   const target = instantMs(row.record.scheduledAt);
-  if (!isRecurringKind(row.record.kind)) return target;
-  return latestOccurrence(ruleFromRecord(row.record), target, now);
+  if (!isRecurringKind(row.record.kind)) return { row, occurrence: target };
+  return { row, occurrence: latestOccurrence(ruleFromRecord(row.record), target, now) };
 }
 
 /** The messages of one attempt, in the order they are appended (earliest occurrence first). */
@@ -49,7 +60,7 @@ export function planMessages(rows: readonly TaskRow[], now: number): PlannedMess
   const messages: PlannedMessage[] = [];
   const recurring: Reminder[] = [];
   for (const row of rows) {
-    const reminder = { row, occurrence: occurrenceToDeliver(row, now) };
+    const reminder = occurrenceToDeliver(row, now);
     if (isRecurringKind(row.record.kind)) {
       recurring.push(reminder);
       continue;
@@ -100,15 +111,11 @@ async function deliverRows(deps: DeliveryAttemptDeps, sessionId: string, rows: r
   try {
     agent = await restores.run(() => sessions.resolveAgent(request.sessionId));
   } catch (cause) {
-    logger.warn('Could not resolve the Session for due reminders; they stay active and are retried.', {
-      sessionId: request.sessionId,
-      ids: allIds,
-      cause,
-    });
-    return { now, delivered: [], failedIds: allIds, unrecordableIds: [] };
+    return { now, delivered: [], failedIds: allIds, unrecordableIds: [], causes: [failureCause(allIds, 'resolve', cause)] };
   }
   const appended: Array<{ message: PlannedMessage; messageId: string }> = [];
   const failedIds: string[] = [];
+  const causes: FailureCause[] = [];
   const unrecordableIds: string[] = [];
   for (const message of messages) {
     const followup: FollowupMessage = { role: 'user', producer: 'schedule', text: message.text };
@@ -126,31 +133,30 @@ async function deliverRows(deps: DeliveryAttemptDeps, sessionId: string, rows: r
       }
       appended.push({ message, messageId });
     } catch (cause) {
-      logger.warn('Could not append a reminder to the Session; it stays active and is retried.', {
-        sessionId: request.sessionId,
-        keys: message.keys,
-        cause,
-      });
-      for (const reminder of message.reminders) failedIds.push(reminder.row.record.id);
+      const ids = message.reminders.map((reminder) => reminder.row.record.id);
+      failedIds.push(...ids);
+      causes.push(failureCause(ids, 'followup', cause));
     }
   }
-  if (appended.length === 0) return { now, delivered: [], failedIds, unrecordableIds };
+  if (appended.length === 0) return { now, delivered: [], failedIds, unrecordableIds, causes };
   try {
     await agent.flush();
   } catch (cause) {
-    logger.warn('The Session did not persist its inbox; the reminders stay active and are retried.', {
-      sessionId: request.sessionId,
-      ids: allIds,
-      cause,
-    });
-    return { now, delivered: [], failedIds: allIds.filter((id) => !unrecordableIds.includes(id)), unrecordableIds };
+    const ids = allIds.filter((id) => !unrecordableIds.includes(id));
+    return { now, delivered: [], failedIds: ids, unrecordableIds, causes: [failureCause(ids, 'flush', cause)] };
   }
   const deliveredAt = clock.now();
   const delivered: DeliveredReminder[] = [];
   for (const { message, messageId } of appended) {
-    for (const { row, occurrence } of message.reminders) {
-      delivered.push({ id: row.record.id, occurrence, messageId, deliveredAt, prompt: row.record.prompt, startedRecord: row.record });
+    for (const { row, occurrence, trigger } of message.reminders) {
+      const reminder = { id: row.record.id, occurrence, messageId, deliveredAt, prompt: row.record.prompt, startedRecord: row.record };
+      delivered.push(trigger === undefined ? reminder : { ...reminder, trigger });
     }
   }
-  return { now, delivered, failedIds, unrecordableIds };
+  return { now, delivered, failedIds, unrecordableIds, causes };
+}
+
+/** The cause of a failed stage, as the failure status and the log carry it. */
+function failureCause(ids: readonly string[], stage: FailureStage, error: unknown): FailureCause {
+  return { ids, stage, message: error instanceof Error ? error.message : String(error), error };
 }

@@ -60,7 +60,14 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
   const notRecorded = [...outcome.failedIds, ...outcome.unrecordableIds, ...reused];
   const parkIds = [...outcome.unrecordableIds, ...reused];
   if (puts.length === 0) {
-    return { reply: resolved(null), effects: [settle([], notRecorded, retire)], failedIds: outcome.failedIds, parkIds, errors };
+    return {
+      reply: resolved(null),
+      effects: [settle([], notRecorded, retire)],
+      failedIds: outcome.failedIds,
+      failureCauses: outcome.causes ?? [],
+      parkIds,
+      errors,
+    };
   }
   return {
     reply: resolved(null),
@@ -68,6 +75,7 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
     effects: [settle(puts, notRecorded, retire)],
     changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
     failedIds: outcome.failedIds,
+    failureCauses: outcome.causes ?? [],
     parkIds,
     errors,
     commits,
@@ -76,6 +84,7 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
       reply: resolved(null),
       effects: [settle([], [...commits.map((c) => c.reminder.id), ...notRecorded], false)],
       failedIds: outcome.failedIds,
+      failureCauses: outcome.causes ?? [],
       parkIds,
       commits,
     }),

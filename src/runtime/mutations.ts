@@ -5,13 +5,14 @@
 import { describeValue } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { echoedId } from '../domain/fields.ts';
+import { pauseRow, resumeRow, triggerRow } from '../domain/pause.ts';
 import { recordFromRule } from '../domain/records.ts';
 import { recordsEqual } from '../domain/recordsEqual.ts';
 import { emptyHistory } from '../domain/retention.ts';
 import { parseCreateArgs } from '../domain/selectors.ts';
-import type { TaskRow } from '../domain/types.ts';
+import type { DeliveryFailure, ScheduleView, TaskRow } from '../domain/types.ts';
 import { applyUpdate } from '../domain/update.ts';
-import { toView } from '../domain/views.ts';
+import { taskView, toView } from '../domain/views.ts';
 import { resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
 import type { TaskTable } from './taskTable.ts';
 
@@ -21,6 +22,8 @@ export interface SlotContext {
   readonly now: number;
   /** Sessions whose actor has a delivery attempt in flight (their actor is not retired yet). */
   readonly attempting: ReadonlySet<string>;
+  /** The failure status of a task whose latest delivery attempt failed. */
+  readonly failureOf?: (id: string) => DeliveryFailure | undefined;
 }
 
 /** The failure value a tool or remote call returns when a write could not be confirmed. */
@@ -56,6 +59,36 @@ export interface UpdateEdits {
   readonly title?: unknown;
   readonly prompt?: unknown;
   readonly change?: unknown;
+  /** `true` pauses, `false` resumes (after the other edits, in the same write). */
+  readonly paused?: unknown;
+}
+
+/** The view of a row as the slot answers it. */
+export const viewOf = (ctx: SlotContext, row: TaskRow) => taskView(row, ctx.now, ctx.failureOf?.(row.record.id));
+
+/** The active row `id` names in the Session: `schedule_not_found` or `schedule_ended` otherwise. */
+function activeRowOf(ctx: SlotContext, sessionId: string, id: unknown, action: string): TaskRow {
+  const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
+  if (row === undefined) throw notFound(id);
+  if (row.status !== 'active') {
+    throw new ScheduleError(
+      'schedule_ended',
+      `Task ${JSON.stringify(id)} has ended (it was delivered and has no further target); only active tasks can be ${action}.`,
+    );
+  }
+  return row;
+}
+
+/** Writes `next` in place of `row` (nothing when they are the same object) and answers its view. */
+function planPut(ctx: SlotContext, row: TaskRow, next: TaskRow): SlotPlan {
+  if (next === row) return { reply: resolved(viewOf(ctx, row)) };
+  return {
+    reply: resolved(viewOf(ctx, next)),
+    batch: { puts: [next], deletes: [] },
+    effects: [{ type: 'put', row: next, now: ctx.now }],
+    changes: [{ sessionId: row.sessionId, ids: [row.record.id] }],
+    onWriteFailure: failed,
+  };
 }
 
 /**
@@ -63,30 +96,38 @@ export interface UpdateEdits {
  * (`schedule_conflict` otherwise). An update that changes nothing writes nothing.
  */
 export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edits: UpdateEdits, expected?: unknown): SlotPlan {
-  const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
-  if (row === undefined) throw notFound(id);
-  if (row.status !== 'active') {
-    throw new ScheduleError(
-      'schedule_ended',
-      `Task ${JSON.stringify(id)} has ended (it was delivered and has no further target); only active tasks can be updated.`,
-    );
-  }
+  const row = activeRowOf(ctx, sessionId, id, 'updated');
   if (expected !== undefined && !recordsEqual(row.record, expected)) {
     throw new ScheduleError(
       'schedule_conflict',
       `Task ${JSON.stringify(id)} changed since it was read (a delivery, a target advance or another edit); nothing was written. Read it again and retry with the current record.`,
     );
   }
+  if (edits.paused !== undefined && typeof edits.paused !== 'boolean') {
+    throw new ScheduleError('invalid_selector', `paused must be true (pause) or false (resume); got ${describeValue(edits.paused)}.`);
+  }
   const { record, changed } = applyUpdate(row.record, edits, ctx.now);
-  if (!changed) return { reply: resolved(toView(row.record, ctx.now)) };
-  const next: TaskRow = { ...row, record };
-  return {
-    reply: resolved(toView(record, ctx.now)),
-    batch: { puts: [next], deletes: [] },
-    effects: [{ type: 'put', row: next, now: ctx.now }],
-    changes: [{ sessionId, ids: [record.id] }],
-    onWriteFailure: failed,
-  };
+  const edited: TaskRow = changed ? { ...row, record } : row;
+  const next = edits.paused === true ? pauseRow(edited, ctx.now) : edits.paused === false ? resumeRow(edited, ctx.now) : edited;
+  return planPut(ctx, row, next);
+}
+
+/** Pauses an active task of the Session; pausing a paused task writes nothing. */
+export function planPause(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
+  const row = activeRowOf(ctx, sessionId, id, 'paused');
+  return planPut(ctx, row, pauseRow(row, ctx.now));
+}
+
+/** Resumes a paused task of the Session; resuming a running task writes nothing. */
+export function planResume(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
+  const row = activeRowOf(ctx, sessionId, id, 'resumed');
+  return planPut(ctx, row, resumeRow(row, ctx.now));
+}
+
+/** Asks for one extra delivery of an active task, as soon as its Session can take it. */
+export function planTrigger(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
+  const row = activeRowOf(ctx, sessionId, id, 'run now');
+  return planPut(ctx, row, triggerRow(row, ctx.now));
 }
 
 /** Deletes a task of the Session (active or inactive) with its history. */
@@ -122,11 +163,11 @@ export function planSessionStop(ctx: SlotContext, sessionId: string): SlotPlan {
 }
 
 /** The record views of a Session's active tasks, soonest first. */
-export function activeViews(ctx: SlotContext, sessionId: string): ReturnType<typeof toView>[] {
+export function activeViews(ctx: SlotContext, sessionId: string): ScheduleView[] {
   return ctx.table
     .activeRows(sessionId)
     .sort(byTarget)
-    .map((row) => toView(row.record, ctx.now));
+    .map((row) => viewOf(ctx, row));
 }
 
 const byTarget = (a: TaskRow, b: TaskRow): number =>

@@ -20,7 +20,7 @@ import {
 } from '../../machines/supervisorMachine.ts';
 import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
 import { systemClock } from '../adapters/systemClock.ts';
-import { instantMs } from '../domain/instant.ts';
+import { dueAtMs } from '../domain/due.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
 import { Activity } from './activity.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
@@ -65,10 +65,11 @@ export class ScheduleRuntime implements SupervisorRuntime {
       config: ports.config,
       activity: this.activity,
       sessionOf: (id) => table.get(id)?.sessionId,
-      targetOf: (id) => {
+      dueOf: (id) => {
         const row = table.get(id);
-        return row === undefined || row.status !== 'active' ? undefined : instantMs(row.record.scheduledAt);
+        return row === undefined || row.status !== 'active' ? undefined : dueAtMs(row);
       },
+      logger: ports.logger,
       onDue: (now, due) => this.sink?.({ type: 'clock.tick', now, due }),
       // A pending receipt's write is retried like a flushed attempt's commit (its slot ends the activity).
       onCommitDue: (sessionId, outcome) => {
@@ -178,7 +179,9 @@ const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive
       return;
     }
     runtime.attempting.delete(event.sessionId);
-    scheduler.failed(event.ids, runtime.ports.clock.now());
+    scheduler.failed(event.ids, runtime.ports.clock.now(), [
+      { ids: event.ids, stage: 'resolve', message: 'The delivery attempt ended with an unexpected error.' },
+    ]);
     scheduler.rearm();
     activity.end();
   });

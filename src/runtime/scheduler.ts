@@ -12,14 +12,17 @@
 // Any successful write retries the waiting receipts at once (the storage works again); an edit of
 // the task keeps the receipt waiting; deleting or ending the task drops it.
 
-import type { DeliveryOutcome, DueTasks } from '../../machines/events.ts';
-import { instantMs } from '../domain/instant.ts';
-import type { TaskRow } from '../domain/types.ts';
-import type { Clock } from '../ports.ts';
+import type { DeliveryOutcome, DueTasks, FailureCause } from '../../machines/events.ts';
+import { dueAtMs } from '../domain/due.ts';
+import { formatInstant } from '../domain/instant.ts';
+import type { DeliveryFailure, TaskRow } from '../domain/types.ts';
+import type { Clock, Logger } from '../ports.ts';
 import type { Activity } from './activity.ts';
 import { type ResolvedConfig, retryDelay } from './config.ts';
 import { DueQueue } from './dueQueue.ts';
 import { type PendingCommit, PendingCommits } from './pendingCommits.ts';
+
+const UNEXPLAINED_FAILURE = 'The delivery attempt failed without a cause.';
 
 export interface SchedulerOptions {
   readonly clock: Clock;
@@ -27,8 +30,10 @@ export interface SchedulerOptions {
   readonly activity: Activity;
   /** The Session a task belongs to (undefined once it is gone). */
   readonly sessionOf: (id: string) => string | undefined;
-  /** The committed target of an active task (epoch ms), undefined once it is gone or ended. */
-  readonly targetOf: (id: string) => number | undefined;
+  /** When an active task is due (epoch ms, `dueAtMs`), undefined once it is gone, ended or paused. */
+  readonly dueOf: (id: string) => number | undefined;
+  /** Receives one warning per failed stage of an attempt. */
+  readonly logger: Logger;
   /** Receives the due tasks of one wake, grouped by Session. */
   readonly onDue: (now: number, due: DueTasks[]) => void;
   /** Receives pending receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
@@ -39,6 +44,8 @@ export class Scheduler {
   private readonly queue = new DueQueue();
   private readonly failures = new Map<string, number>();
   private readonly parked = new Set<string>();
+  /** The failure status of tasks whose latest attempt failed (cleared by a committed delivery). */
+  private readonly status = new Map<string, DeliveryFailure>();
   /** Receipts acknowledged by their Session whose write failed, to write again. */
   readonly pendingCommits = new PendingCommits();
   private readonly commitFailures = new Map<string, number>();
@@ -60,7 +67,24 @@ export class Scheduler {
     if (this.pendingCommits.has(id)) return;
     this.failures.delete(id);
     this.parked.delete(id);
-    this.queue.set(id, instantMs(row.record.scheduledAt));
+    const failure = this.status.get(id);
+    if (failure?.nextRetryAt !== undefined) {
+      const { nextRetryAt: _, ...rest } = failure;
+      this.status.set(id, rest);
+    }
+    const due = dueAtMs(row);
+    if (due === undefined) this.queue.delete(id);
+    else this.queue.set(id, due);
+  }
+
+  /** Deliveries of these tasks were committed: their failure status is cleared. */
+  delivered(ids: readonly string[]): void {
+    for (const id of ids) this.status.delete(id);
+  }
+
+  /** The failure status of an active task whose latest attempt failed. */
+  failureOf(id: string): DeliveryFailure | undefined {
+    return this.status.get(id);
   }
 
   /** The row was deleted or ended (a receipt still waiting for it is dropped). */
@@ -69,6 +93,7 @@ export class Scheduler {
     this.commitFailures.delete(id);
     this.failures.delete(id);
     this.parked.delete(id);
+    this.status.delete(id);
     this.queue.delete(id);
   }
 
@@ -77,43 +102,87 @@ export class Scheduler {
    * target moved into the future meanwhile (an edit landed during the attempt) simply waits for
    * that target.
    */
-  failed(ids: readonly string[], now: number): void {
+  failed(ids: readonly string[], now: number, causes: readonly FailureCause[] = []): void {
     const policy = this.options.config.retry;
+    const causeOf = new Map<string, FailureCause>();
+    for (const cause of causes) for (const id of cause.ids) causeOf.set(id, cause);
+    const retries = new Map<FailureCause | undefined, { ids: string[]; nextRetryAt?: string; attempt: number }>();
     for (const id of ids) {
       if (this.pendingCommits.has(id)) continue; // its receipt's write keeps its own retry
-      const target = this.options.targetOf(id);
-      if (target === undefined) continue;
-      if (target > now) {
+      const due = this.options.dueOf(id);
+      if (due === undefined) continue;
+      if (due > now) {
         this.failures.delete(id);
         this.parked.delete(id);
-        this.queue.set(id, target);
+        this.queue.set(id, due);
         continue;
       }
       const attempt = (this.failures.get(id) ?? 0) + 1;
       this.failures.set(id, attempt);
+      let retryAt: number | undefined;
       if (policy === false) {
         this.queue.delete(id);
         this.parked.add(id);
-      } else this.queue.set(id, now + retryDelay(policy, attempt));
+      } else {
+        retryAt = now + retryDelay(policy, attempt);
+        this.queue.set(id, retryAt);
+      }
+      const cause = causeOf.get(id);
+      const failure = this.noteFailure(id, now, cause?.stage ?? 'resolve', cause?.message ?? UNEXPLAINED_FAILURE, retryAt);
+      const group = retries.get(cause) ?? { ids: [], attempt: failure.attempts };
+      group.ids.push(id);
+      if (failure.nextRetryAt !== undefined) group.nextRetryAt = failure.nextRetryAt;
+      retries.set(cause, group);
     }
+    for (const [cause, group] of retries) {
+      this.options.logger.warn('A delivery attempt failed; the reminders stay active.', {
+        sessionId: this.options.sessionOf(group.ids[0] ?? ''),
+        taskIds: group.ids,
+        stage: cause?.stage ?? 'resolve',
+        attempt: group.attempt,
+        nextRetryAt: group.nextRetryAt ?? null,
+        cause: cause?.error ?? cause?.message ?? UNEXPLAINED_FAILURE,
+      });
+    }
+  }
+
+  /** Records one more failed attempt of `id` in its failure status. */
+  private noteFailure(
+    id: string,
+    now: number,
+    stage: DeliveryFailure['stage'],
+    message: string,
+    retryAt: number | undefined,
+  ): DeliveryFailure {
+    const attempts = (this.status.get(id)?.attempts ?? 0) + 1;
+    const base = { attempts, lastAt: formatInstant(now), stage, message };
+    const failure: DeliveryFailure = retryAt === undefined ? base : { ...base, nextRetryAt: formatInstant(retryAt) };
+    this.status.set(id, failure);
+    return failure;
   }
 
   /**
    * The write of these acknowledged receipts failed: keep them and retry the write with backoff
    * (or park it with retry disabled). Their tasks are not delivered meanwhile.
    */
-  commitFailed(commits: readonly PendingCommit[], now: number): void {
+  commitFailed(commits: readonly PendingCommit[], now: number, error?: unknown): void {
     const policy = this.options.config.retry;
+    const message = error instanceof Error ? error.message : error === undefined ? UNEXPLAINED_FAILURE : String(error);
     for (const commit of commits) {
       const id = commit.reminder.id;
       this.pendingCommits.hold(commit);
       this.failures.delete(id);
       const attempt = (this.commitFailures.get(id) ?? 0) + 1;
       this.commitFailures.set(id, attempt);
+      let retryAt: number | undefined;
       if (policy === false) {
         this.queue.delete(id);
         this.parked.add(id);
-      } else this.queue.set(id, now + retryDelay(policy, attempt));
+      } else {
+        retryAt = now + retryDelay(policy, attempt);
+        this.queue.set(id, retryAt);
+      }
+      this.noteFailure(id, now, 'commit', message, retryAt);
     }
   }
 
@@ -228,9 +297,9 @@ export class Scheduler {
         commits.push(id);
         continue;
       }
-      const target = this.options.targetOf(id);
-      if (target === undefined) continue;
-      if (target > now) this.queue.set(id, target);
+      const dueAt = this.options.dueOf(id);
+      if (dueAt === undefined) continue;
+      if (dueAt > now) this.queue.set(id, dueAt);
       else due.push(id);
     }
     if (commits.length > 0) this.handOutCommits(commits, now);

@@ -1,7 +1,7 @@
 // What one mailbox slot decides before anything is written: the batch to commit (if any), the
 // answer for the caller, the effects on the actors and the change to announce once the batch is
 // durable — and what happens instead when the write fails.
-import type { ActorEffect, DomainChange } from '../../machines/events.ts';
+import type { ActorEffect, DomainChange, FailureCause } from '../../machines/events.ts';
 import type { CommitBatch } from '../ports.ts';
 import type { PendingCommit } from './pendingCommits.ts';
 
@@ -15,6 +15,8 @@ export interface SlotPlan {
   readonly changes?: readonly DomainChange[];
   /** Tasks whose delivery failed, to retry with backoff (or park). */
   readonly failedIds?: readonly string[];
+  /** Where and why they failed (their failure status). */
+  readonly failureCauses?: readonly FailureCause[];
   /** Tasks to park: tried again only on an unrelated wake or a restart. */
   readonly parkIds?: readonly string[];
   /** Problems to log as errors when the slot runs (the plan itself is pure). */
@@ -28,6 +30,7 @@ export interface SlotPlan {
     reply: SlotReply;
     effects: readonly ActorEffect[];
     failedIds?: readonly string[];
+    failureCauses?: readonly FailureCause[];
     parkIds?: readonly string[];
     /** Receipts to keep pending: their write is retried, not their delivery. */
     commits?: readonly PendingCommit[];

@@ -6,7 +6,7 @@
 // commits plans each and writes them as one batch. When a delivery commit's write fails, the
 // receipts the Session acknowledged are handed to the scheduler as pending: their write is retried,
 // not their delivery; any successful write retries them at once.
-import type { ActorEffect, DomainChange, MailboxCommand, Operation } from '../../machines/events.ts';
+import type { ActorEffect, DomainChange, FailureCause, MailboxCommand, Operation } from '../../machines/events.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { Clock, CommitBatch, Logger, ScheduleStorage } from '../ports.ts';
@@ -53,7 +53,7 @@ function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): Slot
 }
 
 function plan(deps: SlotRunnerDeps, op: Operation, now: number): SlotPlan {
-  const ctx: SlotContext = { table: deps.table, now, attempting: deps.attempting };
+  const ctx: SlotContext = { table: deps.table, now, attempting: deps.attempting, failureOf: (id) => deps.scheduler.failureOf(id) };
   switch (op.kind) {
     case 'tool':
       return planToolCall(ctx, op.sessionId, op.name, op.args);
@@ -78,6 +78,7 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
   const effects: ActorEffect[] = [];
   const changes: DomainChange[] = [];
   const failedIds: string[] = [];
+  const failureCauses: FailureCause[] = [];
   const parkIds: string[] = [];
   const errors: Array<{ message: string; data: unknown }> = [];
   const commits: PendingCommit[] = [];
@@ -88,11 +89,12 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
     effects.push(...(p.effects ?? []));
     changes.push(...(p.changes ?? []));
     failedIds.push(...(p.failedIds ?? []));
+    failureCauses.push(...(p.failureCauses ?? []));
     parkIds.push(...(p.parkIds ?? []));
     commits.push(...(p.commits ?? []));
     dropped.push(...(p.dropped ?? []));
   }
-  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds, parkIds, errors, commits, dropped };
+  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds, failureCauses, parkIds, errors, commits, dropped };
   if (puts.length === 0) return merged;
   return {
     ...merged,
@@ -105,6 +107,7 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
         reply: resolved(null),
         effects: failures.flatMap((f) => f.effects),
         failedIds: failures.flatMap((f) => f.failedIds ?? []),
+        failureCauses: failures.flatMap((f) => f.failureCauses ?? []),
         parkIds: failures.flatMap((f) => f.parkIds ?? []),
         commits: failures.flatMap((f) => f.commits ?? []),
       };
@@ -142,8 +145,9 @@ function track(deps: SlotRunnerDeps, batch: CommitBatch): void {
 }
 
 /** Schedules the retries of failed tasks and parks the ones not to be retried on a timer. */
-function retry(deps: SlotRunnerDeps, failedIds: readonly string[] | undefined, parkIds?: readonly string[]): void {
-  if (failedIds !== undefined && failedIds.length > 0) deps.scheduler.failed(failedIds, deps.clock.now());
+function retry(deps: SlotRunnerDeps, failure: Pick<SlotPlan, 'failedIds' | 'failureCauses' | 'parkIds'>): void {
+  const { failedIds, parkIds } = failure;
+  if (failedIds !== undefined && failedIds.length > 0) deps.scheduler.failed(failedIds, deps.clock.now(), failure.failureCauses);
   if (parkIds !== undefined && parkIds.length > 0) deps.scheduler.park(parkIds);
 }
 
@@ -153,7 +157,7 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
   const batch = slot.batch;
   if (batch === undefined) {
     deps.scheduler.commitsSettled(slot.dropped ?? []);
-    retry(deps, slot.failedIds, slot.parkIds);
+    retry(deps, slot);
     deps.scheduler.rearm();
     return { reply: slot.reply, effects: slot.effects ?? [], changes: [] };
   }
@@ -167,8 +171,8 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
     const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
     deps.scheduler.commitsSettled(slot.dropped ?? []);
-    deps.scheduler.commitFailed(failure.commits ?? [], deps.clock.now());
-    retry(deps, failure.failedIds, failure.parkIds);
+    deps.scheduler.commitFailed(failure.commits ?? [], deps.clock.now(), error);
+    retry(deps, failure);
     deps.scheduler.rearm();
     return { reply: failure.reply, effects: failure.effects, changes: [] };
   }
@@ -181,9 +185,11 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
       deliveredAt: r.deliveredAt,
       messageId: r.messageId,
     });
-  deps.scheduler.commitsSettled([...(slot.commits ?? []).map((c) => c.reminder.id), ...(slot.dropped ?? [])]);
+  const deliveredIds = (slot.commits ?? []).map((c) => c.reminder.id);
+  deps.scheduler.commitsSettled([...deliveredIds, ...(slot.dropped ?? [])]);
+  deps.scheduler.delivered(deliveredIds);
   track(deps, batch);
-  retry(deps, slot.failedIds, slot.parkIds);
+  retry(deps, slot);
   deps.scheduler.rearm();
   if (op.kind !== 'delivery.commit') deps.scheduler.kick();
   deps.scheduler.recover();

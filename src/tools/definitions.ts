@@ -128,12 +128,12 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'schedule_list',
     description:
-      "List this conversation's active reminders, soonest first: id, kind, title, prompt, scheduledAt (next target, UTC), state (scheduled or overdue) and timing fields.",
+      "List this conversation's active reminders, soonest first: id, kind, title, prompt, scheduledAt (next target, UTC), state (scheduled, overdue or paused), timing fields, and failure when the latest delivery attempt failed.",
     inputSchema: { type: 'object', additionalProperties: false, properties: {} },
   },
   {
     name: 'schedule_update',
-    description: `Change the title, prompt or timing of one of this conversation's active reminders; its id and history stay. Omitted fields stay as they are. A timing change computes the next target from now, as create does; there is no after_seconds here, use kind "at". ${DST}`,
+    description: `Change the title, prompt, timing or pause of one of this conversation's active reminders; its id and history stay. Omitted fields stay as they are. A timing change computes the next target from now, as create does; there is no after_seconds here, use kind "at". ${DST}`,
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -143,6 +143,10 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
         title,
         prompt,
         change: changeSchema,
+        paused: {
+          type: 'boolean',
+          description: 'true pauses the reminder (kept, never delivered); false resumes it, skipping occurrences missed while paused.',
+        },
       },
     },
   },

@@ -7,7 +7,7 @@ import { activeViews, planCreate, planDelete, planUpdate, type SlotContext } fro
 import { answer, type SlotPlan } from '../runtime/slotPlan.ts';
 import { TOOL_NAMES } from './definitions.ts';
 
-const UPDATE_ARGUMENTS = ['id', 'title', 'prompt', 'change'];
+const UPDATE_ARGUMENTS = ['id', 'title', 'prompt', 'change', 'paused'];
 
 /** Checks a tool's arguments are an object with only `allowed` members. */
 function objectArgs(tool: string, args: unknown, allowed: readonly string[]): Readonly<Record<string, unknown>> {
@@ -45,7 +45,13 @@ export function planToolCall(ctx: SlotContext, sessionId: string, name: string, 
     case 'schedule_update': {
       const a = objectArgs(name, args, UPDATE_ARGUMENTS);
       const id = taskIdArg(name, a);
-      return planUpdate(ctx, sessionId, id, { title: ownValue(a, 'title'), prompt: ownValue(a, 'prompt'), change: ownValue(a, 'change') });
+      const edits = {
+        title: ownValue(a, 'title'),
+        prompt: ownValue(a, 'prompt'),
+        change: ownValue(a, 'change'),
+        paused: ownValue(a, 'paused'),
+      };
+      return planUpdate(ctx, sessionId, id, edits);
     }
     case 'schedule_delete': {
       const a = objectArgs(name, args, ['id']);

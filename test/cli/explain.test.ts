@@ -1,10 +1,13 @@
 // `agent-schedule explain` against an in-process Host on a test clock (2030-01-07T08:00Z): a
 // task's status and timing, its last receipts with lateness, its next occurrences with the DST
-// notes of the scheduler's preview, found with or without --session; and a missing task worded
-// the same way by explain, delete, history and update.
+// notes of the scheduler's preview, found with or without --session; the failure status of a
+// delivery that failed (on a Host with fake Sessions), the occurrences a late delivery coalesced;
+// and a missing task worded the same way by explain, delete, history, update, pause, resume and
+// run-now.
 
 import type { Explanation } from '../../src/cli/explain.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
+import { startFakeSessionHost } from './fakeSessionHost.ts';
 import { runCli } from './support.ts';
 
 let t: TestHost;
@@ -76,14 +79,86 @@ describe('agent-schedule explain', () => {
   });
 });
 
+describe('agent-schedule explain: failures and coalesced occurrences', () => {
+  it('prints the failure status of a failing delivery (attempts, stage, cause, next retry) until one succeeds', async () => {
+    const h = await startFakeSessionHost();
+    try {
+      const cli = (...argv: string[]) => runCli(h.url, ...argv);
+      await cli('create', '--session', 'demo', '--title', 'Tick', '--prompt', 'tick', '--every', '60');
+      h.sessions.failNext('demo', 'flush');
+      h.sessions.failNext('demo', 'flush');
+      await h.clock.advance(60_000);
+      await h.clock.advance(5_000);
+      const x = JSON.parse((await cli('explain', '--id', 'sch_1', '--json')).out) as Explanation;
+      expect(x.failure).toEqual({
+        attempts: 2,
+        lastAt: '2030-01-07T08:01:05.000Z',
+        stage: 'flush',
+        message: 'fake Session demo: flush failed',
+        nextRetryAt: '2030-01-07T08:01:15.000Z',
+      });
+      expect((await cli('explain', '--id', 'sch_1')).out.split('\n').slice(0, 4)).toEqual([
+        'sch_1 "Tick" in Session demo: active',
+        'Timing: every 60 s',
+        'Next target: 2030-01-07T08:01:00.000Z (2030-01-07 08:01:00 UTC)',
+        'Delivery failing: 2 attempts failed, the latest at 2030-01-07T08:01:05.000Z (stage flush: fake Session demo: flush failed); next retry at 2030-01-07T08:01:15.000Z',
+      ]);
+      expect((await cli('list', '--session', 'demo')).out.split('\n')[1]).toMatch(/^sch_1\s+demo\s+failing\s+Tick\s/);
+      expect((await cli('catalog')).out).toMatch(/sch_1\s+demo\s+failing\s+Tick/);
+
+      // The retry succeeds: the receipt is recorded and the failure status cleared.
+      await h.clock.advance(10_000);
+      const after = await cli('explain', '--id', 'sch_1');
+      expect(after.out).not.toContain('Delivery failing');
+      expect(after.out).toMatch(/^ {2}2030-01-07T08:01:00\.000Z\s+2030-01-07T08:01:15\.000Z\s+15 s\s+msg-\d+$/m);
+      expect((JSON.parse((await cli('explain', '--id', 'sch_1', '--json')).out) as Explanation).failure).toBeUndefined();
+
+      // A task paused after a failed attempt is both; no retry is scheduled while it is paused.
+      h.sessions.failNext('demo', 'resolve');
+      await h.clock.advance(45_000);
+      await cli('pause', '--session', 'demo', '--id', 'sch_1');
+      expect((await cli('catalog')).out).toMatch(/sch_1\s+demo\s+paused, failing\s+Tick/);
+      expect((await cli('explain', '--id', 'sch_1')).out.split('\n')).toContain(
+        'Delivery failing: 1 attempt failed, the latest at 2030-01-07T08:02:00.000Z (stage resolve: fake Session demo: resolve failed); no retry is scheduled',
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('says how many occurrences a late delivery coalesced, and since when', async () => {
+    await cli('create', '--session', 'demo', '--title', 'Tick', '--prompt', 'tick', '--every', '60');
+    await t.send('POST', '/api/test/clock', { set: '2030-01-07T08:05:30.000Z' });
+    await t.advance(30_000);
+    const x = JSON.parse((await cli('explain', '--id', 'sch_1', '--json')).out) as Explanation;
+    expect(x.receipts).toMatchObject([
+      { scheduledAt: '2030-01-07T08:06:00.000Z', latenessMs: 0 },
+      { scheduledAt: '2030-01-07T08:05:00.000Z', latenessMs: 30_000, missed: 4, firstMissed: '2030-01-07T08:01:00.000Z' },
+    ]);
+    expect(x.receipts[0]?.missed).toBeUndefined();
+    const lines = (await cli('explain', '--id', 'sch_1')).out.split('\n');
+    expect(lines.slice(4, 8)).toEqual([
+      'Last deliveries, newest first:',
+      expect.stringMatching(/^ {2}OCCURRENCE\s+DELIVERED\s+LATE BY\s+MESSAGE\s+NOTES$/),
+      expect.stringMatching(/^ {2}2030-01-07T08:06:00\.000Z\s+2030-01-07T08:06:00\.000Z\s+0 ms\s+msg-2$/),
+      expect.stringMatching(
+        /^ {2}2030-01-07T08:05:00\.000Z\s+2030-01-07T08:05:30\.000Z\s+30 s\s+msg-1\s+4 missed occurrences coalesced since 2030-01-07T08:01:00\.000Z$/,
+      ),
+    ]);
+  });
+});
+
 describe('a task the Host does not have', () => {
-  it('is worded one way by explain, history, delete and update (exit 1), and as JSON with --json', async () => {
+  it('is worded one way by explain, history, delete, update, pause, resume and run-now (exit 1), and as JSON with --json', async () => {
     const inSession = 'schedule_not_found: No task "sch_9" is stored in Session "demo".';
     for (const argv of [
       ['explain', '--session', 'demo', '--id', 'sch_9'],
       ['history', '--session', 'demo', '--id', 'sch_9'],
       ['delete', '--session', 'demo', '--id', 'sch_9'],
       ['update', '--session', 'demo', '--id', 'sch_9', '--title', 'x'],
+      ['pause', '--session', 'demo', '--id', 'sch_9'],
+      ['resume', '--session', 'demo', '--id', 'sch_9'],
+      ['run-now', '--session', 'demo', '--id', 'sch_9'],
     ]) {
       expect(await cli(...argv), argv.join(' ')).toEqual({ code: 1, out: '', err: inSession });
     }

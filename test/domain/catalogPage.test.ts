@@ -1,9 +1,10 @@
 // catalogPage: the filtering, ordering and keyset paging behind `remote.catalog(request)`, on
-// plain catalog entries — text search, Session/kind/status filters, the three orders, cursors
-// that stay put while entries come and go, and the refusals of bad options.
+// plain catalog entries — text search, Session/kind/status filters (paused and failing among
+// them), the time-zone data drift filter, the three orders, cursors that stay put while entries
+// come and go, and the refusals of bad options.
 import { catalogPage, MAX_CATALOG_LIMIT } from '../../src/domain/catalogPage.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
-import type { CatalogEntry } from '../../src/domain/types.ts';
+import type { CatalogEntry, DeliveryFailure, ScheduleRecord } from '../../src/domain/types.ts';
 
 const NOW = Date.parse('2030-01-01T12:00:00.000Z');
 const at = (minutes: number) => new Date(NOW + minutes * 60_000).toISOString();
@@ -43,6 +44,19 @@ function entry(
     ? base
     : { ...base, lastDelivery: { scheduledAt: at(over.delivered), deliveredAt: at(over.delivered), messageId: `m${n}` } };
 }
+
+/** An active wall-clock entry with the given timing and committed target. */
+function wallClock(
+  n: number,
+  timing: Record<string, unknown>,
+  scheduledAt: string,
+  status: 'active' | 'inactive' = 'active',
+): CatalogEntry {
+  const record = { id: `sch_${n}`, title: `Task ${n}`, prompt: `prompt ${n}`, scheduledAt, ...timing } as ScheduleRecord;
+  return { sessionId: 's1', status, record };
+}
+
+const FAILURE: DeliveryFailure = { attempts: 2, lastAt: at(-1), stage: 'flush', message: 'the Session did not answer' };
 
 const ids = (page: { entries: CatalogEntry[] }) => page.entries.map((e) => e.record.id);
 
@@ -112,6 +126,59 @@ describe('catalogPage', () => {
     expect(by('inactive')).toEqual(['sch_3']);
   });
 
+  it('filters by paused (pausedAt) and failing (failure); scheduled and overdue leave paused entries out', () => {
+    const entries: CatalogEntry[] = [
+      entry(1, { minutes: -5 }),
+      { ...entry(2, { minutes: -5 }), pausedAt: at(-60) },
+      { ...entry(3, { minutes: 5 }), pausedAt: at(-60), failure: FAILURE },
+      { ...entry(4, { minutes: -2 }), failure: FAILURE },
+      entry(5, { minutes: 5 }),
+      entry(6, { minutes: -9, status: 'inactive' }),
+    ];
+    const by = (status: string) => ids(catalogPage(entries, { filter: { status } }, NOW));
+    expect(by('paused')).toEqual(['sch_2', 'sch_3']);
+    expect(by('failing')).toEqual(['sch_4', 'sch_3']);
+    expect(by('overdue')).toEqual(['sch_1', 'sch_4']);
+    expect(by('scheduled')).toEqual(['sch_5']);
+    expect(by('active')).toEqual(['sch_1', 'sch_2', 'sch_4', 'sch_3', 'sch_5']);
+    expect(by('inactive')).toEqual(['sch_6']);
+    expect(catalogPage(entries, { filter: { status: 'failing', text: 'task 4' } }, NOW).total).toBe(1);
+  });
+
+  it('filters by drift: the active daily, weekly and cron entries whose target the zone data no longer yields', () => {
+    const paris = { kind: 'daily', time: '09:00:00', timeZone: 'Europe/Paris' };
+    const entries = [
+      // 09:00 in Paris in January is 08:00 UTC: on the rule. An hour earlier is not.
+      wallClock(1, paris, '2030-01-02T08:00:00.000Z'),
+      wallClock(2, paris, '2030-01-02T07:00:00.000Z'),
+      wallClock(3, { kind: 'weekly', time: '09:00:00', timeZone: 'Asia/Tokyo', weekdays: [1] }, '2030-01-07T01:00:00.000Z'),
+      wallClock(4, { kind: 'cron', expression: '30 10 * * 1-5', timeZone: 'UTC' }, '2030-01-04T10:30:00.000Z'),
+      wallClock(5, { kind: 'cron', expression: '30 10 * * 1-5', timeZone: 'UTC' }, '2030-01-05T10:30:00.000Z'),
+      // Ended, or not a wall-clock kind: never drifted, whatever the target.
+      wallClock(6, paris, '2030-01-02T07:00:00.000Z', 'inactive'),
+      entry(7, { minutes: 1 }),
+      entry(8, { kind: 'at', minutes: 3 }),
+    ];
+    const drifted = catalogPage(entries, { filter: { drifted: true } }, NOW);
+    expect(ids(drifted)).toEqual(['sch_2', 'sch_5', 'sch_3']);
+    expect(drifted.total).toBe(3);
+    expect(ids(catalogPage(entries, { filter: { drifted: false }, sort: 'title' }, NOW))).toEqual([
+      'sch_1',
+      'sch_4',
+      'sch_6',
+      'sch_7',
+      'sch_8',
+    ]);
+    // It combines with the other members and pages like any filter.
+    expect(ids(catalogPage(entries, { filter: { drifted: true, kind: 'cron' } }, NOW))).toEqual(['sch_5']);
+    const first = catalogPage(entries, { filter: { drifted: true }, limit: 2 }, NOW);
+    expect(ids(first)).toEqual(['sch_2', 'sch_5']);
+    const second = catalogPage(entries, { filter: { drifted: true }, limit: 2, cursor: first.nextCursor }, NOW);
+    expect(ids(second)).toEqual(['sch_3']);
+    expect(second.total).toBe(3);
+    expect(second).not.toHaveProperty('nextCursor');
+  });
+
   it('pages with a cursor until the last page, with the same total on every page', () => {
     const entries = Array.from({ length: 23 }, (_, i) => entry(i + 1, { minutes: 100 - i }));
     const seen: string[] = [];
@@ -168,10 +235,18 @@ describe('catalogPage', () => {
     expect(refusal({ sort: 'id' })).toMatchObject({ code: 'invalid_selector', message: expect.stringContaining('sort "id"') });
     expect(refusal({ filter: 'x' })).toMatchObject({ code: 'invalid_selector' });
     expect(refusal({ filter: { owner: 'x' } })).toMatchObject({ code: 'invalid_selector', message: expect.stringContaining('"owner"') });
-    expect(refusal({ filter: { status: 'paused' } })).toMatchObject({
+    expect(refusal({ filter: { status: 'drifted' } })).toMatchObject({
       code: 'invalid_selector',
-      message: expect.stringContaining('filter.status'),
+      message: expect.stringContaining(
+        'filter.status "drifted" is not accepted: use "active", "inactive", "overdue", "scheduled", "paused" or "failing"',
+      ),
     });
+    for (const drifted of ['true', 1, null]) {
+      expect(refusal({ filter: { drifted } })).toMatchObject({
+        code: 'invalid_selector',
+        message: expect.stringMatching(/^filter\.drifted .* is not accepted: use true or false\.$/),
+      });
+    }
     expect(refusal({ filter: { kind: 'hourly' } })).toMatchObject({
       code: 'invalid_selector',
       message: expect.stringContaining('filter.kind'),

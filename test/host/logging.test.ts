@@ -101,7 +101,13 @@ describe('the Host log (host/main.ts)', () => {
         messageId: expect.any(String),
       });
       const failed = await host.waitFor((line) => line.level === 'warn' && line.sessionId === 'broken');
-      expect(failed).toMatchObject({ stage: 'resolve', taskId: bad.id, cause: expect.any(String) });
+      expect(failed).toMatchObject({
+        stage: 'resolve',
+        taskId: bad.id,
+        attempt: 1,
+        nextRetryAt: expect.any(String),
+        cause: expect.any(String),
+      });
       // A cause is one short line; the stack is kept for LOG_LEVEL=debug.
       expect(String(failed.cause)).not.toContain('\n');
       expect(failed).not.toHaveProperty('causeStack');
@@ -145,11 +151,14 @@ describe('the library logger of the Host', () => {
   };
   const cause = new Error('EACCES: permission denied\n    at somewhere (file.js:1:1)');
 
-  it('logs a failed append at warn with its Session, task, stage and a one-line cause', () => {
+  it('logs a failed attempt at warn with its Session, task, stage, next retry and a one-line cause', () => {
     const { logger, written } = collect({});
-    logger.warn('Could not append a reminder to the Session; it stays active and is retried.', {
+    logger.warn('A delivery attempt failed; the reminders stay active.', {
       sessionId: 's1',
-      keys: ['sch_4@2030-01-07T08:01:00.000Z'],
+      taskIds: ['sch_4'],
+      stage: 'followup',
+      attempt: 2,
+      nextRetryAt: '2030-01-07T08:01:15.000Z',
       cause,
     });
     logger.debug('not shown at info');
@@ -158,19 +167,22 @@ describe('the library logger of the Host', () => {
     expect(line).toEqual({
       level: 'warn',
       time: expect.stringMatching(/Z$/),
-      msg: 'Could not append a reminder to the Session; it stays active and is retried.',
-      stage: 'append',
+      msg: 'A delivery attempt failed; the reminders stay active.',
+      stage: 'followup',
       sessionId: 's1',
       taskId: 'sch_4',
-      keys: ['sch_4@2030-01-07T08:01:00.000Z'],
+      attempt: 2,
+      nextRetryAt: '2030-01-07T08:01:15.000Z',
       cause: 'Error: EACCES: permission denied',
     });
   });
 
-  it('adds the stack at LOG_LEVEL=debug, and says nothing below LOG_LEVEL', () => {
+  it('names the stage of a failed save, adds the stack at LOG_LEVEL=debug, and says nothing below LOG_LEVEL', () => {
     const debug = collect({ LOG_LEVEL: 'debug' });
-    debug.logger.warn('The Session did not persist its inbox; the reminders stay active and are retried.', { ids: ['a', 'b'], cause });
-    expect(JSON.parse(debug.written[0] ?? '')).toMatchObject({ stage: 'flush', taskIds: ['a', 'b'], causeStack: cause.stack });
+    debug.logger.error('A schedule change could not be saved.', { operation: 'delivery.commit', cause });
+    expect(JSON.parse(debug.written[0] ?? '')).toMatchObject({ stage: 'commit', causeStack: cause.stack });
+    debug.logger.warn('A delivery attempt failed; the reminders stay active.', { taskIds: ['a', 'b'], stage: 'flush', cause });
+    expect(JSON.parse(debug.written[1] ?? '')).toMatchObject({ stage: 'flush', taskIds: ['a', 'b'], causeStack: cause.stack });
     const quiet = collect({ LOG_LEVEL: 'error' });
     quiet.logger.info('Reminder delivered.', { sessionId: 's', taskId: 'sch_1' });
     quiet.logger.warn('a warning');

@@ -1,6 +1,6 @@
 // The remote namespace over HTTP against an in-process Host on a test clock: catalog and list,
 // staged updates with `expected` (saved, conflict, not found, ended), delete, history paging,
-// and the error codes and statuses of refusals.
+// pause, resume and run now, and the error codes and statuses of refusals.
 import type { CatalogEntry, ScheduleView } from '../../src/index.ts';
 import { startTestHost, type TestHost } from './support.ts';
 
@@ -95,6 +95,92 @@ describe('remote namespace over HTTP', () => {
     expect(await t.get(`${base}?limit=0`)).toMatchObject({ status: 400, body: { code: 'invalid_rule' } });
     expect(await t.get(`${base}?limit=ten`)).toMatchObject({ status: 400, body: { code: 'invalid_rule' } });
     expect(await t.get(`${base}?before=msg-99`)).toMatchObject({ status: 400, body: { code: 'delivery_cursor_not_found' } });
+  });
+
+  it('POST …/pause keeps a task from firing; …/resume moves a recurring one past the occurrences it missed', async () => {
+    const { body: view } = await t.create('alpha', { title: 'Tick', prompt: 'tick', every_seconds: 60 });
+    const task = `/api/sessions/alpha/tasks/${view.id}`;
+    const paused = await t.send<ScheduleView>('POST', `${task}/pause`);
+    expect(paused).toEqual({
+      status: 200,
+      body: { ...view, state: 'paused', pausedAt: '2030-01-07T08:00:00.000Z' },
+    });
+    await t.advance(150_000);
+    expect((await t.get<{ records: unknown[] }>(`${task}/history`)).body.records).toEqual([]);
+    expect((await t.get<CatalogEntry>(task)).body).toMatchObject({ status: 'active', pausedAt: '2030-01-07T08:00:00.000Z' });
+    expect((await t.get<ScheduleView[]>('/api/sessions/alpha/tasks')).body.map((v) => v.state)).toEqual(['paused']);
+    // Pausing a paused task answers it as it is.
+    expect((await t.send<ScheduleView>('POST', `${task}/pause`)).body.pausedAt).toBe('2030-01-07T08:00:00.000Z');
+    const resumed = await t.send<ScheduleView>('POST', `${task}/resume`);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ state: 'scheduled', scheduledAt: '2030-01-07T08:03:00.000Z' });
+    expect(resumed.body.pausedAt).toBeUndefined();
+    await t.advance(30_000);
+    expect((await t.get<{ records: Array<{ scheduledAt: string }> }>(`${task}/history`)).body.records).toMatchObject([
+      { scheduledAt: '2030-01-07T08:03:00.000Z' },
+    ]);
+  });
+
+  it('POST …/trigger delivers a paused task once at once, with a manual receipt, and keeps it paused', async () => {
+    const { body: view } = await t.create('alpha', daily);
+    const task = `/api/sessions/alpha/tasks/${view.id}`;
+    await t.send('POST', `${task}/pause`);
+    const triggered = await t.send<ScheduleView>('POST', `${task}/trigger`);
+    expect(triggered).toMatchObject({ status: 200, body: { id: view.id, state: 'paused', scheduledAt: view.scheduledAt } });
+    await t.advance(0);
+    const history = await t.get<{ records: unknown[] }>(`${task}/history`);
+    expect(history.body.records).toEqual([
+      {
+        scheduledAt: '2030-01-07T08:00:00.000Z',
+        deliveredAt: '2030-01-07T08:00:00.000Z',
+        messageId: 'msg-1',
+        prompt: 'collect notes',
+        trigger: 'manual',
+      },
+    ]);
+    expect((await t.get<CatalogEntry>(task)).body).toMatchObject({
+      pausedAt: '2030-01-07T08:00:00.000Z',
+      record: { scheduledAt: view.scheduledAt },
+    });
+  });
+
+  it.each(['pause', 'resume', 'trigger'])(
+    'POST …/%s refuses a missing task (404), an ended one (409) and a bad Session id (400)',
+    async (action) => {
+      const { body: view } = await t.create('alpha', { title: 'Tea', prompt: 'tea', after_seconds: 60 });
+      expect(await t.send('POST', `/api/sessions/beta/tasks/${view.id}/${action}`)).toMatchObject({
+        status: 404,
+        body: { code: 'schedule_not_found', message: expect.stringContaining(view.id) },
+      });
+      expect(await t.send('POST', `/api/sessions/alpha/tasks/sch_9/${action}`)).toMatchObject({
+        status: 404,
+        body: { code: 'schedule_not_found' },
+      });
+      await t.advance(60_000);
+      expect(await t.send('POST', `/api/sessions/alpha/tasks/${view.id}/${action}`)).toMatchObject({
+        status: 409,
+        body: { code: 'schedule_ended', message: expect.any(String) },
+      });
+      expect(await t.send('POST', `/api/sessions/.hidden/tasks/${view.id}/${action}`)).toMatchObject({
+        status: 400,
+        body: { code: 'invalid_session_id' },
+      });
+    },
+  );
+
+  it('PATCH with paused: true pauses and paused: false resumes, alongside other edits', async () => {
+    const { body: view } = await t.create('alpha', daily);
+    const task = `/api/sessions/alpha/tasks/${view.id}`;
+    const [entry] = (await t.get<CatalogEntry[]>('/api/catalog')).body;
+    const paused = await t.send<ScheduleView>('PATCH', task, { expected: entry?.record, title: 'Quiet', paused: true });
+    expect(paused).toMatchObject({ status: 200, body: { title: 'Quiet', state: 'paused', pausedAt: '2030-01-07T08:00:00.000Z' } });
+    const current = (await t.get<CatalogEntry>(task)).body.record;
+    const resumed = await t.send<ScheduleView>('PATCH', task, { expected: current, paused: false });
+    expect(resumed).toMatchObject({ status: 200, body: { state: 'scheduled' } });
+    expect(await t.send('PATCH', task, { expected: current, paused: 'yes' })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_selector' },
+    });
   });
 
   it('refuses Session ids that are not safe file names with invalid_session_id', async () => {

@@ -90,4 +90,95 @@ describe('task machine', () => {
     const [s] = transition(taskMachine, start(), { type: 'delivery.start' });
     expect(s.value).toBe('scheduled');
   });
+
+  describe('paused', () => {
+    const paused = (scheduledAt: string, extra: Partial<TaskRow> = {}): TaskRow => ({
+      ...row(scheduledAt),
+      pausedAt: '2030-01-01T08:05:00.000Z',
+      ...extra,
+    });
+    const T = at('2030-01-01T08:05:00.000Z');
+
+    it('a committed pause parks the task: ticks past its target leave it paused', () => {
+      let [s] = transition(taskMachine, start(), { type: 'task.updated', row: paused('2030-01-01T08:10:00.000Z'), now: T });
+      expect(s.value).toBe('paused');
+      [s] = transition(taskMachine, s, { type: 'clock.tick', now: at('2030-01-01T09:00:00.000Z') });
+      expect(s.value).toBe('paused');
+      [s] = transition(taskMachine, s, { type: 'delivery.start' });
+      expect(s.value).toBe('paused');
+    });
+
+    it('a paused row starts out paused, through the machine as through a restore', () => {
+      const [s] = initialTransition(taskMachine, { row: paused('2030-01-01T08:10:00.000Z') });
+      expect(s.value).toBe('paused');
+    });
+
+    it('pausing an overdue task takes it out of the next attempt', () => {
+      let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+      [s] = transition(taskMachine, s, {
+        type: 'task.updated',
+        row: paused('2030-01-01T08:10:00.000Z'),
+        now: at('2030-01-01T08:10:01.000Z'),
+      });
+      expect(s.value).toBe('paused');
+    });
+
+    it('a committed resume returns to scheduled (future target) or overdue (passed one-shot), dropping pausedAt', () => {
+      let [s] = transition(taskMachine, start(), { type: 'task.updated', row: paused('2030-01-01T08:10:00.000Z'), now: T });
+      const [future] = transition(taskMachine, s, {
+        type: 'task.updated',
+        row: row('2030-01-01T08:20:00.000Z'),
+        now: at('2030-01-01T08:11:00.000Z'),
+      });
+      expect(future.value).toBe('scheduled');
+      expect(future.context.pausedAt).toBeUndefined();
+      [s] = transition(taskMachine, s, { type: 'task.updated', row: row('2030-01-01T08:10:00.000Z'), now: at('2030-01-01T08:11:00.000Z') });
+      expect(s.value).toBe('overdue');
+    });
+
+    it('run now makes a paused task due; after its delivery it is paused again, target unchanged', () => {
+      let [s] = transition(taskMachine, start(), { type: 'task.updated', row: paused('2030-01-01T08:10:00.000Z'), now: T });
+      const triggered = paused('2030-01-01T08:10:00.000Z', { triggeredAt: '2030-01-01T08:06:00.000Z' });
+      [s] = transition(taskMachine, s, { type: 'task.updated', row: triggered, now: at('2030-01-01T08:06:00.000Z') });
+      expect(s.value).toBe('overdue');
+      [s] = transition(taskMachine, s, { type: 'delivery.start' });
+      [s] = transition(taskMachine, s, {
+        type: 'delivery.committed',
+        row: paused('2030-01-01T08:10:00.000Z'),
+        now: at('2030-01-01T08:06:00.000Z'),
+      });
+      expect(s.value).toBe('paused');
+      expect(s.context.triggeredAt).toBeUndefined();
+    });
+
+    it('a failed run-now delivery of a paused task stays overdue while the request waits', () => {
+      let [s] = transition(taskMachine, start(), {
+        type: 'task.updated',
+        row: paused('2030-01-01T08:10:00.000Z', { triggeredAt: '2030-01-01T08:06:00.000Z' }),
+        now: at('2030-01-01T08:06:00.000Z'),
+      });
+      [s] = transition(taskMachine, s, { type: 'delivery.start' });
+      [s] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:06:01.000Z') });
+      expect(s.value).toBe('overdue');
+    });
+
+    it('a pause committed while a delivery is in flight applies when it is settled', () => {
+      let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+      [s] = transition(taskMachine, s, { type: 'delivery.start' });
+      [s] = transition(taskMachine, s, {
+        type: 'task.updated',
+        row: paused('2030-01-01T08:10:00.000Z'),
+        now: at('2030-01-01T08:10:00.500Z'),
+      });
+      expect(s.value).toBe('delivering');
+      const [failed] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:10:01.000Z') });
+      expect(failed.value).toBe('paused');
+      const [committed] = transition(taskMachine, s, {
+        type: 'delivery.committed',
+        row: paused('2030-01-01T08:20:00.000Z'),
+        now: at('2030-01-01T08:10:00.000Z'),
+      });
+      expect(committed.value).toBe('paused');
+    });
+  });
 });

@@ -132,7 +132,8 @@ export class UserDriver {
         break;
       }
       case 'reopen': {
-        const catalog = await svc.remote.catalog();
+        // A failure status describes the running service's attempts: it is not stored.
+        const catalog = (await svc.remote.catalog()).map(({ failure: _, ...entry }) => entry);
         const stored = await world.reopen();
         if (before.matches('committing')) {
           // the close wrote the receipt that waited: the stored rows are what the new service reads

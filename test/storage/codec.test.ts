@@ -1,13 +1,31 @@
 // The domain codec: any valid domain encodes and decodes to itself (fast-check, fixed seed), the
 // encoding is deterministic and canonical, rows without status read as active, stored targets
-// and zone aliases are kept, and journal batch lines round-trip the same way.
+// and zone aliases are kept, and journal batch lines round-trip the same way — rows that are
+// paused or await a run-now delivery and receipts of run-now or coalesced deliveries included,
+// also through delivery deltas.
 import fc from 'fast-check';
-import { decodeBatch, decodeDocument, decodeDocumentText, encodeBatch, encodeDocument } from '../../src/domain/codec/index.ts';
+import {
+  applyDeliveryDelta,
+  decodeBatch,
+  decodeDeliveryDelta,
+  decodeDocument,
+  decodeDocumentText,
+  deliveryDeltaOf,
+  encodeBatch,
+  encodeDeliveryDelta,
+  encodeDocument,
+  encodeRecord,
+  encodeRow,
+} from '../../src/domain/codec/index.ts';
 import { isCanonicalInstantText } from '../../src/domain/codec/instantText.ts';
+import { ScheduleError } from '../../src/domain/errors.ts';
 import { parseCanonicalInstant } from '../../src/domain/instant.ts';
-import { domainArb, row, rowArb } from './fixtures.ts';
+import { withDelivery } from '../../src/domain/retention.ts';
+import type { DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
+import { deliveredRow, domainArb, receipt, row, rowArb } from './fixtures.ts';
 
 const SEED = 20300101;
+const T_EARLY = '2030-01-01T07:00:00.000Z';
 
 describe('domain codec', () => {
   it('round trip: any valid domain encodes and decodes to itself, and re-encodes to the same text', () => {
@@ -105,5 +123,128 @@ describe('domain codec', () => {
     ]) {
       expect(isCanonicalInstantText(text)).toBe(parseCanonicalInstant(text) !== null);
     }
+  });
+
+  it('round trip: domains with paused and run-now rows and run-now or coalesced receipts encode and decode to themselves', () => {
+    fc.assert(
+      fc.property(domainArb(8, true), (domain) => {
+        const text = encodeDocument(domain);
+        const decoded = decodeDocumentText(text);
+        expect(decoded).toEqual(domain);
+        expect(encodeDocument(decoded)).toBe(text);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.tuple(rowArb('sch_1', true), rowArb('other-2', true)), ([a, b]) => {
+        const batch = { puts: [a, b], deletes: [] };
+        expect(decodeBatch(JSON.parse(encodeBatch(batch)), 'line 1')).toEqual(batch);
+      }),
+      { seed: SEED, numRuns: 100 },
+    );
+  });
+
+  it('the run-state members are written in the fixed order: pausedAt and triggeredAt after record, receipt members after the prompt', () => {
+    const STORED_M2 = { scheduledAt: '2030-01-01T08:02:00.000Z', deliveredAt: '2030-01-01T08:02:00.250Z', messageId: 'm2' };
+    const coalesced: DeliveryReceipt = {
+      ...receipt(2, 'Do thing 1'),
+      trigger: 'manual',
+      missed: 3,
+      firstMissed: '2030-01-01T07:00:00.000Z',
+    };
+    const stored = {
+      deliveryHistory: {
+        earlierRecordsUnavailable: false,
+        records: [{ firstMissed: coalesced.firstMissed, missed: 3, trigger: 'manual', ...STORED_M2, promptRef: 'record' }],
+      },
+      lastDelivery: { missed: 3, firstMissed: coalesced.firstMissed, trigger: 'manual', promptRef: 'record', ...STORED_M2 },
+      triggeredAt: '2030-01-01T08:30:00.000Z',
+      record: row(1).record,
+      pausedAt: '2030-01-01T08:10:00.000Z',
+      sessionId: 's1',
+    };
+    const decoded = decodeDocument({ version: 1, tasks: [stored] }).tasks[0] as TaskRow;
+    expect(decoded).toEqual({
+      sessionId: 's1',
+      status: 'active',
+      record: row(1).record,
+      pausedAt: '2030-01-01T08:10:00.000Z',
+      triggeredAt: '2030-01-01T08:30:00.000Z',
+      lastDelivery: coalesced,
+      deliveryHistory: { records: [coalesced], earlierRecordsUnavailable: false },
+    });
+    const receiptText =
+      '{"scheduledAt":"2030-01-01T08:02:00.000Z","deliveredAt":"2030-01-01T08:02:00.250Z","messageId":"m2","promptRef":"record","trigger":"manual","missed":3,"firstMissed":"2030-01-01T07:00:00.000Z"}';
+    expect(encodeRow(decoded)).toBe(
+      `{"sessionId":"s1","status":"active","record":${JSON.stringify(encodeRecord(row(1).record))},` +
+        `"pausedAt":"2030-01-01T08:10:00.000Z","triggeredAt":"2030-01-01T08:30:00.000Z",` +
+        `"lastDelivery":${receiptText},"deliveryHistory":{"records":[${receiptText}],"earlierRecordsUnavailable":false}}`,
+    );
+    // Without them a row encodes exactly as before.
+    const plain = deliveredRow(3, 1);
+    expect(encodeRow(plain)).toBe(
+      `{"sessionId":"s1","status":"active","record":${JSON.stringify(encodeRecord(plain.record))},` +
+        '"lastDelivery":{"scheduledAt":"2030-01-03T10:00:00.000Z","deliveredAt":"2030-01-03T10:00:00.250Z","messageId":"m3000","prompt":"Check the build"},' +
+        '"deliveryHistory":{"records":[{"scheduledAt":"2030-01-03T10:00:00.000Z","deliveredAt":"2030-01-03T10:00:00.250Z","messageId":"m3000","prompt":"Check the build"}],"earlierRecordsUnavailable":false,"earlierRecordsPruned":false}}',
+    );
+  });
+});
+
+describe('delivery deltas with the run-state members', () => {
+  const LIMITS = { days: 30, records: 3 };
+  const through = (base: TaskRow, next: TaskRow): TaskRow => {
+    const delta = deliveryDeltaOf(base, next);
+    if (delta === undefined) throw new Error('expected a delta');
+    const decoded = decodeDeliveryDelta(JSON.parse(JSON.stringify(encodeDeliveryDelta(delta))), 'line 2', 'deliveries[0]');
+    return applyDeliveryDelta(base, decoded, 'line 2', 'deliveries[0]');
+  };
+
+  it('a delivery of a paused row with coalesced and run-now receipts round-trips through a delta, keeping pausedAt', () => {
+    let current: TaskRow = { ...deliveredRow(4, 3), pausedAt: '2030-01-01T08:00:00.000Z' };
+    for (let k = 0; k < 4; k++) {
+      const base = current;
+      const r = receipt(4100 + k, k % 2 === 0 ? 'Do thing 4' : 'Check the build');
+      const withMembers: DeliveryReceipt =
+        k % 2 === 0 ? { ...r, missed: k + 1, firstMissed: '2030-01-01T08:00:00.000Z' } : { ...r, trigger: 'manual' };
+      const next = withDelivery(base, withMembers, LIMITS);
+      current = { ...next, record: { ...next.record, scheduledAt: `2030-03-0${k + 1}T08:00:00.000Z` } };
+      const replayed = through(base, current);
+      expect(replayed).toEqual(current);
+      expect(encodeRow(replayed)).toBe(encodeRow(current));
+    }
+    expect(current.pausedAt).toBe('2030-01-01T08:00:00.000Z');
+    expect(current.deliveryHistory?.records.map((r) => r.trigger ?? r.missed)).toEqual(['manual', 3, 'manual']);
+  });
+
+  it('a delivery that sets or clears pausedAt or triggeredAt is no delta (the journal writes the whole row)', () => {
+    const base: TaskRow = { ...deliveredRow(5, 2), triggeredAt: '2030-01-01T09:00:00.000Z' };
+    const delivered = withDelivery(base, { ...receipt(5100), trigger: 'manual' }, LIMITS);
+    const { triggeredAt: _cleared, ...runNow } = delivered;
+    expect(deliveryDeltaOf(base, runNow)).toBeUndefined();
+    expect(deliveryDeltaOf(base, { ...delivered, pausedAt: '2030-01-01T09:30:00.000Z' })).toBeUndefined();
+    expect(deliveryDeltaOf(base, delivered)).toBeDefined();
+    const batch = { puts: [runNow], deletes: [] };
+    expect(decodeBatch(JSON.parse(encodeBatch(batch)), 'line 3')).toEqual(batch);
+  });
+
+  it('a delta that ends a paused row, or carries a bad coalesced receipt, is refused', () => {
+    const base: TaskRow = { ...deliveredRow(6, 1), pausedAt: '2030-01-01T09:00:00.000Z' };
+    const stored = { id: 'sch_6', after: 'm6000', pruned: 0, receipts: [receipt(6100)], status: 'inactive' };
+    const ended = decodeDeliveryDelta(stored, 'line 4', 'deliveries[0]');
+    expect(() => applyDeliveryDelta(base, ended, 'line 4', 'deliveries[0]')).toThrow(
+      /deliveries\[0\]\.status ends task "sch_6", whose row carries pausedAt/,
+    );
+    const bad = { id: 'sch_6', after: 'm6000', pruned: 0, receipts: [{ ...receipt(6100), missed: 0, firstMissed: T_EARLY }] };
+    const error = (() => {
+      try {
+        decodeDeliveryDelta(bad, 'line 5', 'deliveries[0]');
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ScheduleError);
+    expect(error).toMatchObject({ code: 'corrupt_schedule_log' });
+    expect((error as Error).message).toContain('deliveries[0].receipts[0].missed');
   });
 });

@@ -4,7 +4,7 @@
 // close. Run it from one `.test.ts` file per adapter.
 import { encodeDocument } from '../../src/domain/codec/index.ts';
 import { withDelivery } from '../../src/domain/retention.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
 import type { ScheduleStorage } from '../../src/ports.ts';
 import { deliveredRow, KINDS, receipt, row } from './fixtures.ts';
 
@@ -78,6 +78,40 @@ export function describeStorageConformance(name: string, harness: StorageHarness
       expect(second.domain.tasks).toEqual([every, once]);
       expect(every.deliveryHistory?.records).toHaveLength(4);
       await second.storage.close();
+    });
+
+    it('paused and run-now rows, run-now and coalesced receipts survive commits (deliveries included) and reopen', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const limits = { days: 30, records: 4 };
+      const coalesced = (n: number): DeliveryReceipt => ({ ...receipt(n), missed: n % 7, firstMissed: '2030-01-01T07:59:00.000Z' });
+      const base = deliveredRow(1, 2);
+      let paused: TaskRow = {
+        ...withDelivery(base, coalesced(1003), limits),
+        pausedAt: '2030-01-01T08:00:00.000Z',
+        triggeredAt: '2030-01-01T08:00:30.000Z',
+      };
+      const waiting: TaskRow = { ...row(2, 'cron'), triggeredAt: '2030-01-01T08:01:00.000Z' };
+      await first.storage.commit({ puts: [paused, waiting], deletes: [], nextTaskNumber: 3 });
+      // A delivery that keeps the run state, then the run-now delivery that clears triggeredAt.
+      paused = withDelivery(paused, coalesced(1004), limits);
+      await first.storage.commit({ puts: [paused], deletes: [] });
+      const { triggeredAt: _done, ...ranNow } = withDelivery(paused, { ...receipt(1005), trigger: 'manual' }, limits);
+      paused = ranNow;
+      await first.storage.commit({ puts: [paused], deletes: [] });
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([paused, waiting]);
+      expect(second.domain.tasks[0]?.pausedAt).toBe('2030-01-01T08:00:00.000Z');
+      expect(second.domain.tasks[0]?.triggeredAt).toBeUndefined();
+      expect(second.domain.tasks[0]?.deliveryHistory?.records.map((r) => [r.trigger, r.missed, r.firstMissed])).toEqual([
+        [undefined, undefined, undefined],
+        [undefined, 1003 % 7, '2030-01-01T07:59:00.000Z'],
+        [undefined, 1004 % 7, '2030-01-01T07:59:00.000Z'],
+        ['manual', undefined, undefined],
+      ]);
+      await second.storage.close();
+      expect(store.document()).toEqual(JSON.parse(encodeDocument({ tasks: [paused, waiting], nextTaskNumber: 3 })));
     });
 
     it('a put replaces the row in place, a delete removes it, deleting an absent id changes nothing', async () => {

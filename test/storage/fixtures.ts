@@ -1,6 +1,8 @@
 // Sample task rows of every kind for the storage tests, and fast-check arbitraries that generate
 // valid rows and whole valid domains (ids `sch_<n>`, canonical cron expressions, stored zones
-// including the alias Asia/Calcutta, histories whose latest receipt is `lastDelivery`).
+// including the alias Asia/Calcutta, histories whose latest receipt is `lastDelivery`), optionally
+// with the run-state members (`pausedAt`, `triggeredAt` on active rows; `trigger`, `missed`,
+// `firstMissed` on receipts).
 import fc from 'fast-check';
 import type { DomainSnapshot } from '../../src/domain/codec/index.ts';
 import type { DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
@@ -102,43 +104,87 @@ const recordArb = (id: string): fc.Arbitrary<ScheduleRecord> => {
   );
 };
 
-const receiptArb = (messageId: string): fc.Arbitrary<DeliveryReceipt> =>
+const plainReceiptArb = (messageId: string): fc.Arbitrary<DeliveryReceipt> =>
   fc
     .record({ scheduledAt: instant, deliveredAt: instant, prompt: fc.option(text(100), { nil: undefined }) })
     .map(({ prompt, ...r }) => (prompt === undefined ? { ...r, messageId } : { ...r, messageId, prompt }));
 
-const deliveryArb: fc.Arbitrary<Pick<TaskRow, 'lastDelivery' | 'deliveryHistory'>> = fc
-  .tuple(
-    fc.integer({ min: 0, max: 4 }),
-    fc.nat(),
-    fc.boolean(),
-    fc.constantFrom(undefined, true, false),
-    fc.constantFrom('history', 'lastOnly', 'none'),
-  )
-  .chain(([count, seed, unavailable, pruned, shape]) =>
-    fc.tuple(...Array.from({ length: count }, (_, i) => receiptArb(`msg-${seed}-${i}`))).map((receipts) => {
-      const last = receipts.at(-1);
-      if (shape === 'none' || (shape === 'lastOnly' && last === undefined)) return {};
-      if (shape === 'lastOnly' && last !== undefined) return { lastDelivery: last };
-      const history: DeliveryHistory =
-        pruned === undefined
-          ? { records: receipts, earlierRecordsUnavailable: unavailable }
-          : { records: receipts, earlierRecordsUnavailable: unavailable, earlierRecordsPruned: pruned };
-      return last === undefined ? { deliveryHistory: history } : { lastDelivery: last, deliveryHistory: history };
-    }),
-  );
+/** Two distinct instants, earlier first. */
+const orderedInstants = fc
+  .tuple(fc.integer({ min: MIN_MS, max: MAX_MS }), fc.integer({ min: MIN_MS, max: MAX_MS }))
+  .filter(([a, b]) => a !== b)
+  .map(([a, b]) => [iso(Math.min(a, b)), iso(Math.max(a, b))] as const);
 
-/** A valid row for task id `id`. */
-export const rowArb = (id: string): fc.Arbitrary<TaskRow> =>
+/** A receipt that may be a run-now delivery and may have coalesced missed occurrences (`firstMissed` before `scheduledAt`). */
+const runReceiptArb = (messageId: string): fc.Arbitrary<DeliveryReceipt> =>
   fc
-    .tuple(fc.constantFrom('s1', 'session-2', 'S:3'), fc.constantFrom('active' as const, 'inactive' as const), recordArb(id), deliveryArb)
-    .map(([sessionId, status, record, delivery]) => ({ sessionId, status, record, ...delivery }));
+    .tuple(
+      plainReceiptArb(messageId),
+      fc.boolean(),
+      fc.option(fc.tuple(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), orderedInstants), { nil: undefined }),
+    )
+    .map(([r, manual, coalesced]) => {
+      const trigger = manual ? { trigger: 'manual' as const } : {};
+      if (coalesced === undefined) return { ...r, ...trigger };
+      const [missed, [firstMissed, scheduledAt]] = coalesced;
+      return { ...r, scheduledAt, ...trigger, missed, firstMissed };
+    });
 
-/** A valid domain: up to `maxTasks` rows with distinct ids and a consistent counter. */
-export const domainArb = (maxTasks = 8): fc.Arbitrary<DomainSnapshot> =>
+const deliveryArb = (
+  receiptArb: (messageId: string) => fc.Arbitrary<DeliveryReceipt>,
+): fc.Arbitrary<Pick<TaskRow, 'lastDelivery' | 'deliveryHistory'>> =>
+  fc
+    .tuple(
+      fc.integer({ min: 0, max: 4 }),
+      fc.nat(),
+      fc.boolean(),
+      fc.constantFrom(undefined, true, false),
+      fc.constantFrom('history', 'lastOnly', 'none'),
+    )
+    .chain(([count, seed, unavailable, pruned, shape]) =>
+      fc.tuple(...Array.from({ length: count }, (_, i) => receiptArb(`msg-${seed}-${i}`))).map((receipts) => {
+        const last = receipts.at(-1);
+        if (shape === 'none' || (shape === 'lastOnly' && last === undefined)) return {};
+        if (shape === 'lastOnly' && last !== undefined) return { lastDelivery: last };
+        const history: DeliveryHistory =
+          pruned === undefined
+            ? { records: receipts, earlierRecordsUnavailable: unavailable }
+            : { records: receipts, earlierRecordsUnavailable: unavailable, earlierRecordsPruned: pruned };
+        return last === undefined ? { deliveryHistory: history } : { lastDelivery: last, deliveryHistory: history };
+      }),
+    );
+
+/** `pausedAt` and `triggeredAt`, each maybe present, for an active row. */
+const runStateArb: fc.Arbitrary<Pick<TaskRow, 'pausedAt' | 'triggeredAt'>> = fc
+  .tuple(fc.option(instant, { nil: undefined }), fc.option(instant, { nil: undefined }))
+  .map(([pausedAt, triggeredAt]) => ({
+    ...(pausedAt === undefined ? {} : { pausedAt }),
+    ...(triggeredAt === undefined ? {} : { triggeredAt }),
+  }));
+
+/** A valid row for task id `id`; with `runState`, active rows may be paused or run now and receipts carry the run members. */
+export const rowArb = (id: string, runState = false): fc.Arbitrary<TaskRow> => {
+  const base = fc.tuple(
+    fc.constantFrom('s1', 'session-2', 'S:3'),
+    fc.constantFrom('active' as const, 'inactive' as const),
+    recordArb(id),
+    deliveryArb(runState ? runReceiptArb : plainReceiptArb),
+  );
+  if (!runState) return base.map(([sessionId, status, record, delivery]) => ({ sessionId, status, record, ...delivery }));
+  return fc
+    .tuple(base, runStateArb)
+    .map(([[sessionId, status, record, delivery], run]) =>
+      status === 'active' ? { sessionId, status, record, ...run, ...delivery } : { sessionId, status, record, ...delivery },
+    );
+};
+
+/** A valid domain: up to `maxTasks` rows with distinct ids and a consistent counter (run-state members with `runState`). */
+export const domainArb = (maxTasks = 8, runState = false): fc.Arbitrary<DomainSnapshot> =>
   fc.uniqueArray(fc.integer({ min: 1, max: 10_000 }), { maxLength: maxTasks }).chain((numbers) =>
-    fc.tuple(fc.tuple(...numbers.map((n) => rowArb(n % 3 === 0 ? `task-${n}` : `sch_${n}`))), fc.nat({ max: 50 })).map(([tasks, extra]) => {
-      const largest = Math.max(0, ...tasks.map((t) => (t.record.id.startsWith('sch_') ? Number(t.record.id.slice(4)) : 0)));
-      return { tasks, nextTaskNumber: largest + 1 + extra };
-    }),
+    fc
+      .tuple(fc.tuple(...numbers.map((n) => rowArb(n % 3 === 0 ? `task-${n}` : `sch_${n}`, runState))), fc.nat({ max: 50 }))
+      .map(([tasks, extra]) => {
+        const largest = Math.max(0, ...tasks.map((t) => (t.record.id.startsWith('sch_') ? Number(t.record.id.slice(4)) : 0)));
+        return { tasks, nextTaskNumber: largest + 1 + extra };
+      }),
   );

@@ -3,7 +3,8 @@
 // delta instead of the whole row, so a delivery writes bytes in proportion to the change, not to
 // the history or the prompt. Replaying the journal over the document gives back exactly the rows
 // committed; a torn delta at the tail is ignored; a delta whose row is missing or different is
-// `corrupt_schedule_log`. Every other change still writes whole rows.
+// `corrupt_schedule_log`. Every other change — a delivery that sets or clears `pausedAt` or
+// `triggeredAt` included — still writes whole rows.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -110,6 +111,40 @@ describe('delivery deltas in the journal', () => {
     });
     expect((await loadDomainFiles(path)).state.snapshot().tasks).toEqual([ended]);
     await storage.close();
+  });
+
+  it('a paused row keeps pausedAt through a delta; a delivery that sets or clears pausedAt or triggeredAt writes the whole row', async () => {
+    const dir = tempDir();
+    const base: TaskRow = { ...withHistory(5, 'Check the queue', 2), pausedAt: iso(BASE_MS), triggeredAt: iso(BASE_MS + 1000) };
+    const path = seed(dir, [base]);
+    const storage = jsonFileStorage({ path, compaction: NO_COMPACTION });
+    await storage.open();
+    const coalesced = { ...receiptAt(5, 10, 'Check the queue'), missed: 4, firstMissed: iso(BASE_MS + 5 * 60_000) };
+    const kept = withDelivery(base, coalesced, LIMITS);
+    await storage.commit({ puts: [kept], deletes: [] });
+    const { triggeredAt: _done, ...ranNow } = withDelivery(
+      kept,
+      { ...receiptAt(5, 11, 'Check the queue'), trigger: 'manual' as const },
+      LIMITS,
+    );
+    await storage.commit({ puts: [ranNow], deletes: [] });
+    const { pausedAt: _resumedAt, ...unpaused } = ranNow;
+    const resumed = withDelivery(unpaused, receiptAt(5, 12, 'Check the queue'), LIMITS);
+    await storage.commit({ puts: [resumed], deletes: [] });
+    const lines = journalLines(path);
+    expect(lines.map((l) => Object.hasOwn(l, 'deliveries'))).toEqual([true, false, false]);
+    expect(lines[0]).toMatchObject({ deliveries: [{ id: 'sch_5', receipts: [{ missed: 4, firstMissed: coalesced.firstMissed }] }] });
+    expect((await loadDomainFiles(path)).state.snapshot().tasks).toEqual([resumed]);
+    await storage.close();
+    const reopened = jsonFileStorage({ path });
+    const tasks = (await reopened.open()).tasks;
+    expect(tasks).toEqual([resumed]);
+    expect(tasks[0]?.deliveryHistory?.records.slice(-3)).toEqual([
+      coalesced,
+      { ...receiptAt(5, 11, 'Check the queue'), trigger: 'manual' },
+      receiptAt(5, 12, 'Check the queue'),
+    ]);
+    await reopened.close();
   });
 
   it('creates, edits, deletes and rows without saved history still write whole rows', async () => {

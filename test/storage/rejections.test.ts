@@ -150,4 +150,79 @@ describe('a bad schedule.json rejects the open and stays unchanged', () => {
     expectRejected(edited(['tasks', 1, 'lastDelivery'], undefined), 'deliveryHistory.records'));
   it('lastDelivery with an empty history', () =>
     expectRejected(edited(['tasks', 1, 'deliveryHistory', 'records'], []), 'deliveryHistory.records'));
+
+  // Paused and run-now rows, run-now and coalesced receipts.
+  const EARLY = '2030-01-01T00:00:00.000Z';
+  const coalescedAt = (path: Path, members: Record<string, unknown>) => {
+    const doc = validDoc();
+    const [parent, key] = parentOf(doc, path);
+    parent[key] = { ...(parent[key] as Container), ...members };
+    return JSON.stringify(doc);
+  };
+  it('a paused, run-now row with run-now and coalesced receipts opens (control)', async () => {
+    const doc = validDoc();
+    const tasks = doc.tasks as Container[];
+    Object.assign(tasks[0] as Container, { pausedAt: EARLY, triggeredAt: '2030-01-01T00:00:01.000Z' });
+    const history = (tasks[1] as Container).deliveryHistory as { records: Container[] };
+    Object.assign(history.records[1] as Container, { trigger: 'manual' });
+    for (const receipt of [history.records[2], (tasks[1] as Container).lastDelivery] as Container[]) {
+      Object.assign(receipt, { trigger: 'manual', missed: 2, firstMissed: EARLY });
+    }
+    const path = join(tempDir(), 'schedule.json');
+    writeFileSync(path, JSON.stringify(doc));
+    const storage = jsonFileStorage({ path });
+    const opened = await storage.open();
+    expect(opened.tasks[0]).toMatchObject({ pausedAt: EARLY, triggeredAt: '2030-01-01T00:00:01.000Z' });
+    expect(opened.tasks[1]?.lastDelivery).toMatchObject({ trigger: 'manual', missed: 2, firstMissed: EARLY });
+    await storage.close();
+  });
+  it.each(['2030-01-01T09:00:00Z', '2030-02-30T09:00:00.000Z', '', 1893488400000, null])('bad pausedAt %j', (pausedAt) =>
+    expectRejected(edited(['tasks', 0, 'pausedAt'], pausedAt), 'task "sch_1"', 'pausedAt must be a canonical UTC instant'),
+  );
+  it('bad triggeredAt', () =>
+    expectRejected(edited(['tasks', 0, 'triggeredAt'], '2030-01-01 09:00'), 'task "sch_1"', 'triggeredAt must be a canonical UTC instant'));
+  it.each(['pausedAt', 'triggeredAt'])('%s on an inactive row', (field) =>
+    expectRejected(
+      edited(['tasks', 0], { ...row(1), status: 'inactive', [field]: EARLY }),
+      'task "sch_1"',
+      `${field} cannot be stored on an inactive row`,
+    ),
+  );
+  it.each(['auto', 'Manual', true, null])('receipt trigger %j, not "manual"', (trigger) =>
+    expectRejected(edited(['tasks', 1, 'lastDelivery', 'trigger'], trigger), 'task "sch_2"', 'lastDelivery.trigger must be "manual"'),
+  );
+  it.each([0, -1, 1.5, '3', null, Number.MAX_SAFE_INTEGER + 1])('receipt missed %j', (missed) =>
+    expectRejected(
+      coalescedAt(['tasks', 1, 'deliveryHistory', 'records', 0], { missed, firstMissed: EARLY }),
+      'task "sch_2"',
+      'deliveryHistory.records[0].missed must be a safe integer of at least 1',
+    ),
+  );
+  it('receipt firstMissed without missed', () =>
+    expectRejected(
+      coalescedAt(['tasks', 1, 'lastDelivery'], { firstMissed: EARLY }),
+      'lastDelivery.firstMissed cannot be stored without missed',
+    ));
+  it('receipt missed without firstMissed', () =>
+    expectRejected(coalescedAt(['tasks', 1, 'lastDelivery'], { missed: 2 }), 'lastDelivery.firstMissed is missing'));
+  it('receipt firstMissed not canonical', () =>
+    expectRejected(
+      coalescedAt(['tasks', 1, 'lastDelivery'], { missed: 2, firstMissed: '2030-01-01T00:00:00Z' }),
+      'lastDelivery.firstMissed must be a canonical UTC instant',
+    ));
+  it.each(['at', 'after'])('receipt firstMissed %s its scheduledAt', (when) => {
+    const scheduledAt = valueAt(['tasks', 1, 'deliveryHistory', 'records', 1, 'scheduledAt']) as string;
+    const firstMissed = when === 'at' ? scheduledAt : new Date(Date.parse(scheduledAt) + 1).toISOString();
+    return expectRejected(
+      coalescedAt(['tasks', 1, 'deliveryHistory', 'records', 1], { missed: 1, firstMissed }),
+      'task "sch_2"',
+      "deliveryHistory.records[1].firstMissed must be before the receipt's scheduledAt",
+    );
+  });
+  it('latest history receipt differs from lastDelivery only in missed', () =>
+    expectRejected(
+      coalescedAt(['tasks', 1, 'lastDelivery'], { missed: 2, firstMissed: EARLY }),
+      'deliveryHistory.records',
+      'differs from lastDelivery',
+    ));
 });

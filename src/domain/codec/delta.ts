@@ -8,7 +8,9 @@
 // `after` is the message id of the base row's `lastDelivery` (absent when it has none) and guards
 // against replaying a delta onto another version of the row; receipts refer to their prompt as in
 // a stored row (`promptRef`), against the resulting record and the receipt before each. Applying a
-// delta checks everything the row decoder would for the receipts it adds.
+// delta checks everything the row decoder would for the receipts it adds. A delta never changes a
+// row's `pausedAt` or `triggeredAt`: the row keeps the base's, and a delivery that sets or clears
+// either (a run-now delivery clears `triggeredAt`) is journalled as a whole row instead.
 import { isValidId } from '../fields.ts';
 import type { DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
 import { encodeReceipt, MAX_MESSAGE_ID_LENGTH, readStoredReceipt, resolveStoredReceipt, sameReceipt } from './receipt.ts';
@@ -55,7 +57,8 @@ function sameRecordButTarget(a: ScheduleRecord, b: ScheduleRecord): boolean {
 
 /**
  * The delta that turns `base` into `next`, or undefined when `next` is not a delivery on top of
- * `base` (another Session, an edited record, a history that was not appended to, no saved history).
+ * `base` (another Session, an edited record, a history that was not appended to, no saved history)
+ * or changes what a delta does not carry (`pausedAt`, `triggeredAt`).
  */
 export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | undefined {
   const before = base.deliveryHistory;
@@ -63,6 +66,7 @@ export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | u
   const latest = next.lastDelivery;
   if (before === undefined || after === undefined || latest === undefined) return undefined;
   if (base.sessionId !== next.sessionId || before.earlierRecordsUnavailable !== after.earlierRecordsUnavailable) return undefined;
+  if (base.pausedAt !== next.pausedAt || base.triggeredAt !== next.triggeredAt) return undefined;
   if (after.earlierRecordsPruned === undefined && before.earlierRecordsPruned !== undefined) return undefined;
   if (!sameRecordButTarget(base.record, next.record)) return undefined;
   const old = before.records;
@@ -143,7 +147,7 @@ export function decodeDeliveryDelta(value: unknown, where: Where, field: string)
 /**
  * The row `delta` makes of `base`, checked like a decoded row: the delta must have been recorded
  * against this row (`after`), prune no more than it holds, add receipts with new message ids and
- * prompt references that resolve.
+ * prompt references that resolve, and not end a row that is paused or awaits a run-now delivery.
  *
  * @throws ScheduleError `corrupt_schedule_log` naming `where` and `field`.
  */
@@ -179,6 +183,15 @@ export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: W
     newest = receipt;
   }
   if (newest === undefined) corrupt(where, prefixed(field, 'receipts'), 'must hold at least one receipt');
+  const status = delta.status ?? base.status;
+  const runState = base.pausedAt !== undefined ? 'pausedAt' : base.triggeredAt !== undefined ? 'triggeredAt' : undefined;
+  if (status === 'inactive' && runState !== undefined) {
+    corrupt(
+      where,
+      prefixed(field, 'status'),
+      `ends task ${id}, whose row carries ${runState}, which only an active row may; such a change is stored as a whole row`,
+    );
+  }
   const prunedFlag = delta.earlierRecordsPruned ?? history.earlierRecordsPruned;
   const deliveryHistory =
     prunedFlag === undefined
@@ -186,8 +199,10 @@ export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: W
       : { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable, earlierRecordsPruned: prunedFlag };
   return {
     sessionId: base.sessionId,
-    status: delta.status ?? base.status,
+    status,
     record,
+    ...(base.pausedAt === undefined ? {} : { pausedAt: base.pausedAt }),
+    ...(base.triggeredAt === undefined ? {} : { triggeredAt: base.triggeredAt }),
     lastDelivery: newest,
     deliveryHistory,
   };

@@ -1,8 +1,10 @@
 // Strict decoding and deterministic encoding of delivery receipts and of a task's saved
-// delivery history (docs/tasks.md, docs/storage.md): receipts `{scheduledAt, deliveredAt, messageId, prompt?}`,
-// history `{records (oldest first), earlierRecordsUnavailable, earlierRecordsPruned?}`, plus the
-// cross-checks between them: unique message ids, and the latest saved receipt equal to
-// `lastDelivery`.
+// delivery history (docs/tasks.md, docs/storage.md): receipts `{scheduledAt, deliveredAt, messageId,
+// prompt?, trigger?, missed?, firstMissed?}`, history `{records (oldest first),
+// earlierRecordsUnavailable, earlierRecordsPruned?}`, plus the cross-checks between them: unique
+// message ids, and the latest saved receipt equal to `lastDelivery`. Within a receipt, `trigger` is
+// `"manual"` (a run-now delivery), `missed` a count of at least 1 of coalesced occurrences and
+// `firstMissed` the earliest of them: present exactly when `missed` is, and before `scheduledAt`.
 //
 // A receipt's prompt snapshot is stored once per change, not once per receipt: instead of
 // `prompt`, a stored receipt may carry `promptRef: "record"` (the prompt equals the row's record
@@ -14,13 +16,13 @@
 import { isStoredPrompt } from '../fields.ts';
 import type { DeliveryHistory, DeliveryReceipt } from '../types.ts';
 import { readInstant } from './record.ts';
-import { corrupt, describe, isBoundedString, prefixed, readObject, type Where } from './strict.ts';
+import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
 
 /** Longest accepted message id (ids come from the Session and are otherwise opaque). */
 export const MAX_MESSAGE_ID_LENGTH = 256;
 
 const RECEIPT_REQUIRED = ['scheduledAt', 'deliveredAt', 'messageId'];
-const RECEIPT_OPTIONAL = ['prompt', 'promptRef'];
+const RECEIPT_OPTIONAL = ['prompt', 'promptRef', 'trigger', 'missed', 'firstMissed'];
 const HISTORY_REQUIRED = ['records', 'earlierRecordsUnavailable'];
 const HISTORY_OPTIONAL = ['earlierRecordsPruned'];
 
@@ -63,7 +65,30 @@ export function readStoredReceipt(value: unknown, where: Where, field: string): 
       corrupt(where, at, `must be "record" or "previous" when present, found ${describe(raw.promptRef)}`);
     }
   }
+  readCoalescing(raw, where, field);
   return raw;
+}
+
+/** Checks a stored receipt's `trigger`, `missed` and `firstMissed` and how they relate to its target. */
+function readCoalescing(raw: Record<string, unknown>, where: Where, field: string): void {
+  if (Object.hasOwn(raw, 'trigger') && raw.trigger !== 'manual') {
+    corrupt(where, prefixed(field, 'trigger'), `must be "manual" when present, found ${describe(raw.trigger)}`);
+  }
+  const hasMissed = Object.hasOwn(raw, 'missed');
+  if (hasMissed && !isSafeIntegerAtLeast(raw.missed, 1)) {
+    corrupt(where, prefixed(field, 'missed'), `must be a safe integer of at least 1 when present, found ${describe(raw.missed)}`);
+  }
+  const at = prefixed(field, 'firstMissed');
+  if (!Object.hasOwn(raw, 'firstMissed')) {
+    if (hasMissed) corrupt(where, at, 'is missing (a receipt with missed names its earliest missed occurrence)');
+    return;
+  }
+  if (!hasMissed) corrupt(where, at, 'cannot be stored without missed (it names the earliest of the missed occurrences)');
+  const first = readInstant(raw.firstMissed, where, at);
+  // Canonical instants of one fixed width compare as text in time order.
+  if (first >= (raw.scheduledAt as string)) {
+    corrupt(where, at, `must be before the receipt's scheduledAt ${describe(raw.scheduledAt)}, found ${describe(first)}`);
+  }
 }
 
 /**
@@ -83,7 +108,17 @@ export function resolveStoredReceipt(raw: Record<string, unknown>, where: Where,
     if (previous === undefined) corrupt(where, at, 'is "previous" but the previous receipt has no prompt');
     prompt = previous;
   }
-  return { scheduledAt: raw.scheduledAt as string, deliveredAt: raw.deliveredAt as string, messageId: raw.messageId as string, prompt };
+  const stored = raw as unknown as DeliveryReceipt;
+  const resolved: { -readonly [K in keyof DeliveryReceipt]: DeliveryReceipt[K] } = {
+    scheduledAt: stored.scheduledAt,
+    deliveredAt: stored.deliveredAt,
+    messageId: stored.messageId,
+    prompt,
+  };
+  if (stored.trigger !== undefined) resolved.trigger = stored.trigger;
+  if (stored.missed !== undefined) resolved.missed = stored.missed;
+  if (stored.firstMissed !== undefined) resolved.firstMissed = stored.firstMissed;
+  return resolved;
 }
 
 /**
@@ -137,20 +172,31 @@ export function decodeHistory(
 
 /** True when two receipts hold the same fields and values. */
 export const sameReceipt = (a: DeliveryReceipt, b: DeliveryReceipt): boolean =>
-  a.scheduledAt === b.scheduledAt && a.deliveredAt === b.deliveredAt && a.messageId === b.messageId && a.prompt === b.prompt;
+  a.scheduledAt === b.scheduledAt &&
+  a.deliveredAt === b.deliveredAt &&
+  a.messageId === b.messageId &&
+  a.prompt === b.prompt &&
+  a.trigger === b.trigger &&
+  a.missed === b.missed &&
+  a.firstMissed === b.firstMissed;
 
 /**
- * The receipt as a plain object with its keys in the fixed stored order. With a `context`, a
+ * The receipt as a plain object with its keys in the fixed stored order (scheduledAt,
+ * deliveredAt, messageId, prompt or promptRef, trigger, missed, firstMissed). With a `context`, a
  * prompt equal to the record's is stored as `promptRef: "record"` and one equal to the previous
  * receipt's as `promptRef: "previous"`; without one the prompt is written whole.
  */
 export function encodeReceipt(receipt: DeliveryReceipt, context?: PromptContext): Record<string, unknown> {
   const out: Record<string, unknown> = { scheduledAt: receipt.scheduledAt, deliveredAt: receipt.deliveredAt, messageId: receipt.messageId };
   const prompt = receipt.prompt;
-  if (prompt === undefined) return out;
-  if (context !== undefined && prompt === context.record) out.promptRef = 'record';
-  else if (context?.previous != null && prompt === context.previous.prompt) out.promptRef = 'previous';
-  else out.prompt = prompt;
+  if (prompt !== undefined) {
+    if (context !== undefined && prompt === context.record) out.promptRef = 'record';
+    else if (context?.previous != null && prompt === context.previous.prompt) out.promptRef = 'previous';
+    else out.prompt = prompt;
+  }
+  if (receipt.trigger !== undefined) out.trigger = receipt.trigger;
+  if (receipt.missed !== undefined) out.missed = receipt.missed;
+  if (receipt.firstMissed !== undefined) out.firstMissed = receipt.firstMissed;
   return out;
 }
 

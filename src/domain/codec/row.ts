@@ -1,18 +1,23 @@
 // Strict decoding and deterministic encoding of one task row: the Session binding, status,
-// record, latest receipt and saved history (docs/tasks.md, docs/storage.md). A row without `status` reads as
-// `active`; encoding always writes it, with keys in the fixed order
-// sessionId, status, record, lastDelivery, deliveryHistory. Receipts refer to the record's
-// prompt (or the previous receipt's) instead of repeating it (see receipt.ts).
+// record, when it was paused or a run-now requested, latest receipt and saved history
+// (docs/tasks.md, docs/storage.md). A row without `status` reads as `active`; encoding always
+// writes it, with keys in the fixed order sessionId, status, record, pausedAt, triggeredAt,
+// lastDelivery, deliveryHistory (the optional members only when present). `pausedAt` and
+// `triggeredAt` are canonical UTC instants that only an active row may carry. Receipts refer to
+// the record's prompt (or the previous receipt's) instead of repeating it (see receipt.ts).
 import type { DeliveryReceipt, TaskRow } from '../types.ts';
 import { decodeHistory, decodeReceipt, encodeHistory, encodeReceipt } from './receipt.ts';
-import { decodeRecord, encodeRecord } from './record.ts';
+import { decodeRecord, encodeRecord, readInstant } from './record.ts';
 import { corrupt, describe, isBoundedString, isPlainObject, readObject, type Where } from './strict.ts';
 
 /** Longest accepted Session id. */
 export const MAX_SESSION_ID_LENGTH = 256;
 
 const ROW_REQUIRED = ['sessionId', 'record'] as const;
-const ROW_OPTIONAL = ['status', 'lastDelivery', 'deliveryHistory'] as const;
+const ROW_OPTIONAL = ['status', 'pausedAt', 'triggeredAt', 'lastDelivery', 'deliveryHistory'] as const;
+
+/** The row members that describe an active task's run state, in stored order. */
+const RUN_STATE = ['pausedAt', 'triggeredAt'] as const;
 
 /**
  * Names a row for messages: its task id when the record carries a string id, and its position
@@ -41,6 +46,11 @@ export function decodeRow(value: unknown, where: Where): TaskRow {
     corrupt(where, 'status', `must be "active" or "inactive" when present, found ${describe(raw.status)}`);
   }
   const recordPrompt = decodeRecord(raw.record, where).prompt;
+  for (const field of RUN_STATE) {
+    if (!Object.hasOwn(raw, field)) continue;
+    readInstant(raw[field], where, field);
+    if (raw.status === 'inactive') corrupt(where, field, 'cannot be stored on an inactive row (only an active task is paused or run now)');
+  }
   let lastDelivery: DeliveryReceipt | undefined;
   if (Object.hasOwn(raw, 'lastDelivery')) {
     lastDelivery = decodeReceipt(raw.lastDelivery, where, 'lastDelivery', { record: recordPrompt, previous: null });
@@ -54,6 +64,8 @@ export function decodeRow(value: unknown, where: Where): TaskRow {
 /** The row as a plain object with its keys (and its members' keys) in the fixed stored order. */
 export function encodeRowObject(row: TaskRow): Record<string, unknown> {
   const out: Record<string, unknown> = { sessionId: row.sessionId, status: row.status, record: encodeRecord(row.record) };
+  if (row.pausedAt !== undefined) out.pausedAt = row.pausedAt;
+  if (row.triggeredAt !== undefined) out.triggeredAt = row.triggeredAt;
   const prompt = row.record.prompt;
   if (row.lastDelivery !== undefined) out.lastDelivery = encodeReceipt(row.lastDelivery, { record: prompt, previous: null });
   if (row.deliveryHistory !== undefined) out.deliveryHistory = encodeHistory(row.deliveryHistory, prompt);
