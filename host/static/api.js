@@ -66,11 +66,15 @@ export function listenToEvents(handlers, { path = '/api/events', parse = JSON.pa
   };
 }
 
-/** The query string of a catalog request: `?limit=50&sort=…` with only the members that are set. */
-export function catalogQuery({ limit = 50, cursor, sort, text, sessionId, kind, status, id } = {}) {
+/**
+ * The query string of a catalog request: `?limit=50&sort=…` with only the members that are set
+ * (`drifted=true` only when `drifted` is true).
+ */
+export function catalogQuery({ limit = 50, cursor, sort, text, sessionId, kind, status, id, drifted = false } = {}) {
   const query = new URLSearchParams({ limit: String(limit) });
   for (const [name, value] of Object.entries({ cursor, sort, text, sessionId, kind, status, id })) {
     if (value !== undefined && value !== '') query.set(name, value);
   }
+  if (drifted) query.set('drifted', 'true');
   return `?${query}`;
 }

@@ -2,7 +2,9 @@
 // stream, and the tab bar with the registered panels (Tasks, Transcripts, and the Inspector,
 // which registers itself). The address names the tab and the open task (route.js). While the
 // Host does not answer, a banner says so and the page retries by itself; when the stream is back
-// everything is reloaded. In test-clock mode a bar in the header moves the Host's clock.
+// everything is reloaded. In test-clock mode a bar in the header moves the Host's clock. What the
+// Host does not announce (a failed delivery attempt) is picked up by `pollVersion`, bumped when
+// the test clock moves and, on the system clock, every 15 s.
 import { api, listenToEvents } from './api.js';
 import { browserZone, formatInZone } from './format.js';
 import { html, render, useCallback, useEffect, useRef, useState } from './html.js';
@@ -72,6 +74,7 @@ function App() {
   const [catalogVersion, setCatalogVersion] = useState(0);
   const [transcriptVersion, setTranscriptVersion] = useState(0);
   const [historyVersion, setHistoryVersion] = useState(0);
+  const [pollVersion, setPollVersion] = useState(0);
   const [flashText, flash] = useState(null);
   const [connection, setConnection] = useState('connecting');
   const { clock, setClock, nowMs } = useHostClock();
@@ -112,17 +115,26 @@ function App() {
           setTranscriptVersion((v) => v + 1);
           setHistoryVersion((v) => v + 1);
         },
-        clock: ({ now }) => setClock((c) => ({ ...c, now: Date.parse(now), fetchedAt: Date.now() })),
+        clock: ({ now }) => {
+          setClock((c) => ({ ...c, now: Date.parse(now), fetchedAt: Date.now() }));
+          setPollVersion((v) => v + 1);
+        },
       },
       { onError: () => setConnection('down') },
     );
   }, [reloadSessions, reloadStatus, setClock]);
 
+  useEffect(() => {
+    if (clock.testClock || connection !== 'live') return undefined;
+    const timer = setInterval(() => setPollVersion((v) => v + 1), 15_000);
+    return () => clearInterval(timer);
+  }, [clock.testClock, connection]);
+
   if (route.tab === 'tasks' && route.taskId) lastTask.current = route.taskId;
   const choose = (tab) =>
     navigate(tab === 'tasks' ? (lastTask.current ? `#/tasks/${encodeURIComponent(lastTask.current)}` : '#/tasks') : `#/${tab}`);
   const failed = (error) => flash(error.code === 'host_unreachable' ? 'The Host does not answer; the page keeps retrying.' : error.message);
-  const ctx = { route, sessions, nowMs, catalogVersion, historyVersion, transcriptVersion, flash, failed };
+  const ctx = { route, sessions, nowMs, catalogVersion, historyVersion, transcriptVersion, pollVersion, flash, failed };
   const current = panels.find((p) => p.id === route.tab) ?? panels[0];
 
   return html`<header class="top">

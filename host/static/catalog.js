@@ -1,22 +1,25 @@
 // The catalog: one page of tasks from the Host (50 at a time), with a search box, filters by
-// Session, kind and state, the order, and previous/next. Each row shows the task's state, its
-// next target read in the task's own zone and in the browser's, and its last delivery; a title
-// opens the task detail; a drifted task's state carries a "drifted" badge. Below 700 px the rows become cards.
+// Session, kind, state (paused and failing among them) and time-zone data drift, the order, and
+// previous/next. Each row shows the task's state (with the failure or the pause under it), its
+// next target read in the task's own zone and in the browser's, its last delivery, and the
+// task's operations (pause or resume, run now or retry now); a title opens the task detail; a
+// drifted task's state carries a "drifted" badge. Below 700 px the rows become cards (each cell's
+// content in one element, so it stays in the value column beside the cell's label).
 import { browserZone, describeTiming, formatInZone, recordZone, relative } from './format.js';
 import { html, useEffect, useState } from './html.js';
+import { TaskActions } from './taskActions.js';
+import { StatusNote, taskState } from './taskStatus.js';
 
-/** The state a row shows: `scheduled`, `overdue` (due, not delivered yet) or `ended`. */
-export function taskState(entry, nowMs) {
-  if (entry.status !== 'active') return 'ended';
-  return Date.parse(entry.record.scheduledAt) <= nowMs ? 'overdue' : 'scheduled';
-}
+export { taskState };
 
 const KINDS = ['after', 'at', 'every', 'daily', 'weekly', 'cron'];
 const STATUSES = [
   ['', 'Any state'],
   ['scheduled', 'Scheduled'],
   ['overdue', 'Overdue'],
-  ['active', 'Scheduled or overdue'],
+  ['active', 'Active (not ended)'],
+  ['paused', 'Paused'],
+  ['failing', 'Failing'],
   ['inactive', 'Ended'],
 ];
 const SORTS = [
@@ -55,16 +58,40 @@ function CatalogFilters({ query, sessions, onChange }) {
     ${select('catalog-kind', 'Kind', 'kind', [['', 'Any kind'], ...KINDS.map((k) => [k, k])])}
     ${select('catalog-status', 'State', 'status', STATUSES)}
     ${select('catalog-sort', 'Order', 'sort', SORTS)}
+    <div class="filter check">
+      <input
+        id="catalog-drifted"
+        class="drift-check"
+        type="checkbox"
+        checked=${query.drifted}
+        onChange=${(e) => onChange({ drifted: e.currentTarget.checked })}
+      />
+      <label for="catalog-drifted" title="Tasks whose target the time-zone data in use no longer yields">Drifted only</label>
+    </div>
   </div>`;
 }
 
 /** The catalog card: filters, the page's rows and the pager. */
-export function Catalog({ page, error, query, sessions, pageIndex, selectedId, drifted = new Set(), nowMs, onQuery, onPage, onOpen }) {
+export function Catalog({
+  page,
+  error,
+  query,
+  sessions,
+  pageIndex,
+  selectedId,
+  drifted = new Set(),
+  nowMs,
+  onQuery,
+  onPage,
+  onOpen,
+  onActionDone,
+  onActionError,
+}) {
   const zone = browserZone();
   const entries = page?.entries ?? [];
   const total = page?.total ?? 0;
   const first = pageIndex * query.limit;
-  const filtered = query.text !== '' || query.sessionId !== '' || query.kind !== '' || query.status !== '';
+  const filtered = query.text !== '' || query.sessionId !== '' || query.kind !== '' || query.status !== '' || query.drifted;
   return html`<section class="card catalog" aria-labelledby="catalog-heading">
     <h2 id="catalog-heading">Tasks <span class="count">${page ? total : ''}</span></h2>
     <${CatalogFilters} query=${query} sessions=${sessions} onChange=${onQuery} />
@@ -86,6 +113,7 @@ export function Catalog({ page, error, query, sessions, pageIndex, selectedId, d
               <th scope="col">Next target (task's zone)</th>
               <th scope="col">Next target (${zone})</th>
               <th scope="col">Last delivery</th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
@@ -101,19 +129,25 @@ export function Catalog({ page, error, query, sessions, pageIndex, selectedId, d
                   </a>
                 </td>
                 <td data-label="State">
-                  <span class="badges">
-                    <span class=${`badge state-${state}`}>${state}</span>
-                    ${active && drifted.has(`${entry.sessionId}/${record.id}`) && html` <span class="badge drifted" title="the time-zone data no longer yields this target">drifted</span>`}
-                  </span>
+                  <div>
+                    <span class="badges">
+                      <span class=${`badge state-${state}`}>${state}</span>
+                      ${active && drifted.has(`${entry.sessionId}/${record.id}`) && html` <span class="badge drifted" title="the time-zone data no longer yields this target">drifted</span>`}
+                    </span>
+                    <${StatusNote} entry=${entry} nowMs=${nowMs} />
+                  </div>
                 </td>
                 <td data-label="Session"><code>${entry.sessionId}</code></td>
-                <td data-label="Timing"><span class="kind">${record.kind}</span> ${describeTiming(record, { short: true })}</td>
+                <td data-label="Timing"><div><span class="kind">${record.kind}</span> ${describeTiming(record, { short: true })}</div></td>
                 <td class="when" data-label="Next target">
-                  ${active ? html`${formatInZone(record.scheduledAt, recordZone(record))}<div class="muted">${relative(record.scheduledAt, nowMs)}</div>` : html`<span class="muted">ended</span>`}
+                  ${active ? html`<div>${formatInZone(record.scheduledAt, recordZone(record))}<div class="muted">${state === 'paused' ? 'paused' : relative(record.scheduledAt, nowMs)}</div></div>` : html`<span class="muted">ended</span>`}
                 </td>
                 <td class="when" data-label=${`In ${zone}`}>${active ? formatInZone(record.scheduledAt, zone) : '—'}</td>
                 <td class="when" data-label="Last delivery">
-                  ${entry.lastDelivery ? html`${formatInZone(entry.lastDelivery.deliveredAt, zone)}<div class="muted">${relative(entry.lastDelivery.deliveredAt, nowMs)}</div>` : html`<span class="muted">never</span>`}
+                  ${entry.lastDelivery ? html`<div>${formatInZone(entry.lastDelivery.deliveredAt, zone)}<div class="muted">${relative(entry.lastDelivery.deliveredAt, nowMs)}</div></div>` : html`<span class="muted">never</span>`}
+                </td>
+                <td class="ops" data-label="Actions">
+                  ${active ? html`<${TaskActions} entry=${entry} nowMs=${nowMs} named onDone=${onActionDone} onError=${onActionError} />` : html`<span class="muted">—</span>`}
                 </td>
               </tr>`;
             })}

@@ -98,3 +98,11 @@ export function lateness(occurrenceIso, deliveredIso) {
   if (ms < 10_000) return `+${(ms / 1000).toFixed(1)} s`;
   return `+${duration(ms / 1000)}`;
 }
+
+/** `09:01:15` in `zone` when `iso` falls on the same day there as `nowMs`, else the full `formatInZone` reading. */
+export function timeOfDay(iso, zone, nowMs) {
+  const at = wallReading(iso, zone);
+  const today = wallReading(new Date(nowMs).toISOString(), zone);
+  const sameDay = at.year === today.year && at.month === today.month && at.day === today.day;
+  return sameDay ? `${at.hour}:${at.minute}:${at.second}` : formatInZone(iso, zone);
+}

@@ -1,11 +1,18 @@
 // A task's delivery history, newest first, one page at a time: "Older deliveries" follows the
 // Host's `nextBefore` cursor, "Newest" goes back to the first page. A new delivery reloads the
-// first page. Each row shows how late the delivery was (delivered − occurrence) and links to the
-// message in the Session's transcript.
+// first page. Each row shows how late the delivery was (delivered − occurrence), marks a run-now
+// delivery ("run now"), says how many missed occurrences were coalesced into it and since when,
+// and links to the message in the Session's transcript.
 import { api, taskPath } from './api.js';
 import { browserZone, formatInZone, lateness } from './format.js';
 import { html, useEffect, useState } from './html.js';
 import { ErrorNote } from './problems.js';
+
+/** `3 missed occurrences coalesced since Mon 2030-01-07 09:02 GMT+1`. */
+export function missedWords(receipt, zone) {
+  const count = receipt.missed === 1 ? '1 missed occurrence' : `${receipt.missed} missed occurrences`;
+  return `${count} coalesced since ${formatInZone(receipt.firstMissed, zone)}`;
+}
 
 /** The history of one task; `version` changes when it may have grown. */
 export function HistoryList({ sessionId, id, version, transcriptHref, pageSize = 10 }) {
@@ -44,7 +51,13 @@ export function HistoryList({ sessionId, id, version, transcriptHref, pageSize =
           <tbody>
             ${page.records.map(
               (r) => html`<tr key=${r.messageId}>
-                <td class="when" data-label="Occurrence">${formatInZone(r.scheduledAt, zone)}</td>
+                <td class="when" data-label="Occurrence">
+                  <div>
+                    ${formatInZone(r.scheduledAt, zone)}
+                    ${r.trigger === 'manual' && html` <span class="badge manual" title="delivered on request (Run now)">run now</span>`}
+                    ${r.missed !== undefined && html`<div class="missed">${missedWords(r, zone)}</div>`}
+                  </div>
+                </td>
                 <td class="when" data-label="Delivered">${formatInZone(r.deliveredAt, zone)}</td>
                 <td data-label="Late by">${lateness(r.scheduledAt, r.deliveredAt)}</td>
                 <td data-label="Message"><a class="link" href=${transcriptHref(sessionId, r.messageId)} aria-label=${`Message ${r.messageId} in the transcript of ${sessionId}`}><code>${r.messageId}</code></a></td>

@@ -2,12 +2,14 @@
 // (a snapshot, then one update per inspector entry) while it is open, shows the actor tree beside
 // the entry stream, and narrows both to one Session on request (the stream is reopened with
 // `?sessionId=`). "State changes only" keeps the stream to the entries where an actor changed
-// state.
+// state. The status bar shows whether the stream is live and the time-zone data versions (the
+// one in use and the one the schedule was written with).
 import { listenToEvents } from './api.js';
 import { html, useEffect, useRef, useState } from './html.js';
 import { applySnapshot, applyUpdate, EVENTS_KEPT, emptyInspector, readSuperjson, sessionChoices } from './inspectorState.js';
 import { ActorTree, EventStream } from './inspectorViews.js';
 import { registerPanel } from './panels.js';
+import { TzdataStatus, useTzdata } from './tzdataStatus.js';
 
 function useInspectorStream(sessionId) {
   const store = useRef(emptyInspector());
@@ -38,11 +40,12 @@ function useInspectorStream(sessionId) {
   return { store: store.current, live };
 }
 
-/** The Inspector tab over the shared page state (it reads the Session ids and `nowMs`). */
-export function InspectorPanel({ sessions: known, nowMs }) {
+/** The Inspector tab over the shared page state (it reads the Session ids, `nowMs` and the catalog version). */
+export function InspectorPanel({ sessions: known, nowMs, catalogVersion = 0 }) {
   const [sessionId, setSessionId] = useState('');
   const [changesOnly, setChangesOnly] = useState(false);
   const { store, live } = useInspectorStream(sessionId);
+  const tzdata = useTzdata(catalogVersion);
   const events = changesOnly ? store.events.filter((entry) => entry.type === 'snapshot') : store.events;
   const sessions = sessionChoices(
     known.map((id) => ({ sessionId: id })),
@@ -64,6 +67,7 @@ export function InspectorPanel({ sessions: known, nowMs }) {
         State changes only
       </label>
       <span class=${`live ${live ? 'on' : ''}`}>${live ? 'streaming' : 'connecting…'}</span>
+      <${TzdataStatus} versions=${tzdata} />
     </div>
     <div class="inspector-cols">
       <section class="card" aria-labelledby="actors-heading">
@@ -81,5 +85,5 @@ export function InspectorPanel({ sessions: known, nowMs }) {
 registerPanel({
   id: 'inspector',
   label: 'Inspector',
-  render: (ctx) => html`<${InspectorPanel} sessions=${ctx.sessions} nowMs=${ctx.nowMs} />`,
+  render: (ctx) => html`<${InspectorPanel} sessions=${ctx.sessions} nowMs=${ctx.nowMs} catalogVersion=${ctx.catalogVersion} />`,
 });

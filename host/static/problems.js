@@ -10,7 +10,7 @@ const PEOPLE_WORDS = {
   time_out_of_range: 'This time is too far away.',
   invalid_session_id: 'A Session id is 1 to 64 letters, digits, “_”, “-” or “.”, starting with a letter or digit.',
   schedule_not_found: 'This task no longer exists.',
-  schedule_ended: 'This task has ended and cannot be edited.',
+  schedule_ended: 'This task has ended: it cannot be changed, paused or run any more.',
   schedule_conflict: 'This task was changed elsewhere.',
   host_unreachable: 'The Host does not answer. The page keeps retrying; try again when it is back.',
   persistence_uncertain: 'The Host could not confirm that the change was saved. Reload before trying again.',

@@ -1,18 +1,21 @@
-// The detail of one task: what it is, its state, when it fires next, its next occurrences, its
-// delivery history, the staged edit form, and delete with an explicit confirmation. It takes the
+// The detail of one task: what it is, its status in words (a failure's stage, cause, attempts and
+// next retry; a pause and since when), when it fires next, its next occurrences, its delivery
+// history, the operations (pause or resume, run now or retry now), the staged edit form, and
+// delete with an explicit confirmation. It takes the
 // focus when it opens (and is scrolled into view); Escape closes the confirmation, or else the
 // detail (never the edit form, so typed edits are not thrown away by a key).
 import { api, taskPath } from './api.js';
-import { taskState } from './catalog.js';
 import { EditForm } from './editForm.js';
 import { browserZone, describeTiming, formatInZone, recordZone, relative } from './format.js';
 import { HistoryList } from './historyList.js';
 import { html, useEffect, useRef, useState } from './html.js';
 import { Occurrences } from './occurrences.js';
 import { ErrorNote } from './problems.js';
+import { TaskActions } from './taskActions.js';
+import { StatusText, taskState } from './taskStatus.js';
 
-/** The detail panel of a catalog entry. */
-export function TaskDetail({ entry, nowMs, historyVersion, transcriptHref, onDeleted, onClose }) {
+/** The detail panel of a catalog entry; `onChanged()` after an operation changed the task. */
+export function TaskDetail({ entry, nowMs, historyVersion, transcriptHref, onDeleted, onClose, onChanged = () => undefined }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [message, setMessage] = useState(null);
@@ -72,6 +75,15 @@ export function TaskDetail({ entry, nowMs, historyVersion, transcriptHref, onDel
     stopEditing();
     setMessage(`Saved. Next target: ${formatInZone(view.scheduledAt, recordZone(view))}.`);
   };
+  const operated = (text) => {
+    setError(null);
+    setMessage(text);
+    onChanged();
+  };
+  const refused = (e) => {
+    setMessage(null);
+    setError(e);
+  };
   const confirm = () => {
     setConfirming(true);
     requestAnimationFrame(() => document.getElementById('confirm-delete')?.focus());
@@ -92,18 +104,20 @@ export function TaskDetail({ entry, nowMs, historyVersion, transcriptHref, onDel
       editing
         ? html`<${EditForm} entry=${entry} onSaved=${saved} onCancel=${stopEditing} />`
         : html`<dl class="facts">
+            <dt>Status</dt><dd><${StatusText} entry=${entry} nowMs=${nowMs} /></dd>
             <dt>Instruction</dt><dd class="prompt">${record.prompt}</dd>
             <dt>Timing</dt><dd><span class="kind">${record.kind}</span> ${describeTiming(record)}</dd>
             <dt>${active ? 'Next target' : 'Last target'}</dt>
             <dd>
               ${formatInZone(record.scheduledAt, recordZone(record))}
               ${recordZone(record) !== browserZone() && html`<div class="muted">${formatInZone(record.scheduledAt, browserZone())} (your zone)</div>`}
-              ${active && html`<div class="muted">${relative(record.scheduledAt, nowMs)}</div>`}
+              ${active && html`<div class="muted">${state === 'paused' ? 'paused: not delivered until resumed' : relative(record.scheduledAt, nowMs)}</div>`}
             </dd>
             <dt>Last delivery</dt>
             <dd>${entry.lastDelivery ? html`${formatInZone(entry.lastDelivery.deliveredAt, browserZone())} · <a class="link" href=${transcriptHref(sessionId, entry.lastDelivery.messageId)}>${entry.lastDelivery.messageId}</a>` : 'never'}</dd>
           </dl>
           <div class="actions">
+            <${TaskActions} entry=${entry} nowMs=${nowMs} onDone=${operated} onError=${refused} />
             ${active && html`<button type="button" ref=${editButton} onClick=${startEditing}>Edit</button>`}
             <button type="button" class="danger" ref=${deleteButton} onClick=${confirm}>Delete</button>
           </div>`

@@ -3,16 +3,21 @@
 // (`#/tasks/sch_12`) and is read on its own, so a link or a reload opens it whatever page the
 // catalog shows. Closing the detail puts the focus back on the row that opened it. Over the
 // catalog, the drift banner lists the tasks whose target the time-zone data no longer yields.
+// An operation on a row (pause, resume, run now, retry now) is reported in the page's notice and
+// reloads the list and the detail at once, before the change event arrives; so does one in the
+// detail. A failed delivery attempt commits nothing and sends no change event, so the list and the
+// detail are also reloaded when the test clock moves and, on the system clock, every 15 s.
 import { api, catalogQuery } from './api.js';
 import { Catalog } from './catalog.js';
 import { CreateForm } from './createForm.js';
 import { DriftBanner, useDrift } from './driftBanner.js';
 import { html, useCallback, useEffect, useRef, useState } from './html.js';
+import { problemOf } from './problems.js';
 import { navigate, taskHref, transcriptHref } from './route.js';
 import { TaskDetail } from './taskDetail.js';
 
 const PAGE_SIZE = 50;
-const NO_FILTERS = { text: '', sessionId: '', kind: '', status: '', sort: 'next', limit: PAGE_SIZE };
+const NO_FILTERS = { text: '', sessionId: '', kind: '', status: '', drifted: false, sort: 'next', limit: PAGE_SIZE };
 
 /** One catalog page for `query` from the cursor of page `pageIndex`, reloaded when `version` changes. */
 function useCatalogPage(query, cursor, version) {
@@ -49,18 +54,18 @@ function useTask(id, version) {
 
 /** The Tasks tab over the shared page state. */
 export function TasksPanel(ctx) {
-  const { route, sessions, nowMs, catalogVersion, historyVersion, flash } = ctx;
+  const { route, sessions, nowMs, catalogVersion, historyVersion, pollVersion = 0, flash } = ctx;
   const [query, setQuery] = useState(NO_FILTERS);
   const [cursors, setCursors] = useState([undefined]);
   const [pageIndex, setPageIndex] = useState(0);
   // Bumped after a re-anchor so the page reloads without waiting for the change event.
   const [ownVersion, setOwnVersion] = useState(0);
   const version = catalogVersion + ownVersion;
-  const { page, error } = useCatalogPage(query, cursors[pageIndex], version);
+  const { page, error } = useCatalogPage(query, cursors[pageIndex], version + pollVersion);
   const drift = useDrift(version);
   const drifted = new Set((drift.report?.tasks ?? []).map((d) => `${d.sessionId}/${d.id}`));
   const selectedId = route.taskId;
-  const entry = useTask(selectedId, version);
+  const entry = useTask(selectedId, version + pollVersion);
   const opener = useRef(null);
 
   const changeQuery = useCallback((patch) => {
@@ -92,13 +97,23 @@ export function TasksPanel(ctx) {
     flash(text);
     close();
   };
+  const reload = () => setOwnVersion((v) => v + 1);
+  const operated = (text) => {
+    flash(text);
+    reload();
+  };
+  const refused = (e) => {
+    const p = problemOf(e);
+    flash(`${p.text} (${p.code})`);
+    reload();
+  };
   const open = (_event, id) => {
     opener.current = id;
   };
 
   return html`<div class=${`tasks ${selectedId ? 'with-detail' : ''}`}>
     <div class="catalog-col">
-      <${DriftBanner} report=${drift.report} records=${drift.records} onChanged=${() => setOwnVersion((v) => v + 1)} />
+      <${DriftBanner} report=${drift.report} records=${drift.records} onChanged=${reload} />
       <${Catalog}
         page=${page}
         error=${error}
@@ -111,6 +126,8 @@ export function TasksPanel(ctx) {
         onQuery=${changeQuery}
         onPage=${turnPage}
         onOpen=${open}
+        onActionDone=${operated}
+        onActionError=${refused}
       />
       <${CreateForm} sessions=${sessions} onCreated=${(_sessionId, view) => navigate(taskHref(view.id))} />
     </div>
@@ -126,6 +143,7 @@ export function TasksPanel(ctx) {
               transcriptHref=${transcriptHref}
               onDeleted=${deleted}
               onClose=${close}
+              onChanged=${reload}
             />`
             : html`<section class="card detail placeholder" aria-label="Task detail">
               <p class="empty">${entry === null ? `There is no task ${selectedId}.` : 'Loading the task…'}</p>

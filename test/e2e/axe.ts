@@ -23,9 +23,17 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
   });
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${JSON.stringify(v.nodes[0]?.target ?? [])} (${v.nodes[0]?.failureSummary?.replace(/\s+/g, ' ') ?? ''}) and ${v.nodes.length - 1} more`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${JSON.stringify(v.nodes[0]?.target ?? [])} (${v.nodes[0]?.failureSummary?.replace(/\s+/g, ' ') ?? ''}) and ${v.nodes.length - 1} more`,
+    );
 }

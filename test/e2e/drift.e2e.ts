@@ -2,12 +2,15 @@
 // moved an hour earlier in schedule.json between two Hosts on the same data folder (as if older
 // time-zone data had written it) is listed in the banner with its stored target and the rule's
 // occurrence, and carries a "drifted" badge in the table; "Re-anchor all" clears the banner and
-// the row shows the corrected target. No serious or critical axe violations, and no horizontal
-// overflow at 390 px. Screenshots go to test-results/.
+// the row shows the corrected target. The "Drifted only" filter narrows the task list to the
+// drifted task, and the Inspector's status bar shows the time-zone data version in use beside the
+// one the schedule was written with, marked when they differ. No serious or critical axe
+// violations, and no horizontal overflow at 390 px. Screenshots go to test-results/.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { currentTzdata } from '../../src/runtime/tzdataVersion.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
 import { seriousViolations } from './axe.ts';
 import { launchChromium, openPage, RESULTS_DIR } from './browser.ts';
@@ -57,13 +60,21 @@ async function driftedDataDir(): Promise<{ id: string; target: string; drifted: 
   return { id, target: scheduledAt, drifted };
 }
 
+/** Records another time-zone data version in the data folder's schedule.json. */
+async function recordTzdata(version: string): Promise<void> {
+  const path = join(dataDir, 'schedule.json');
+  const document = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  await writeFile(path, JSON.stringify({ ...document, tzdata: version }));
+}
+
 const banner = () => page!.getByRole('region', { name: /drifted/ });
-const row = () =>
+const rows = () =>
   page!
     .getByRole('region', { name: /^Tasks/ })
     .getByRole('table')
-    .locator('tbody tr')
-    .first();
+    .locator('tbody tr');
+const row = () => rows().first();
+const titles = () => rows().locator('td[data-label="Title"]').allTextContents();
 
 describe('the drift banner', () => {
   it('lists a drifted task, re-anchors all, and the row shows the corrected target', async () => {
@@ -114,6 +125,75 @@ describe('the drift banner', () => {
     await expect.poll(() => row().locator('td[data-label="Next target"]').textContent(), POLL).toContain('09:00');
     const report = await t.get<{ tasks: unknown[] }>('/api/drift');
     expect(report.body.tasks).toEqual([]);
+  });
+
+  it('the Drifted only filter narrows the task list to the drifted tasks, and back; State offers Paused and Failing', async () => {
+    await driftedDataDir();
+    await recordTzdata('2000a');
+    t = await startTestHost({ keepDataDir: dataDir });
+    const fine = await t.create('beta', {
+      title: 'Evening review',
+      prompt: 'Review',
+      daily: { time: '18:00:00', time_zone: 'Europe/Paris' },
+    });
+    expect(fine.status).toBe(200);
+    const later = await t.create('beta', { title: 'Stretch', prompt: 'Stretch', every_seconds: 3600 });
+    expect(later.status).toBe(200);
+    const drifted = await t.get<{ total: number; entries: Array<{ record: { title: string } }> }>('/api/catalog?drifted=true');
+    expect(drifted.body.total).toBe(1);
+    expect(drifted.body.entries.map((e) => e.record.title)).toEqual(['Morning plan']);
+
+    ({ page, errors } = await openPage(browser, t.url));
+    const trimmed = async () => (await titles()).map((title) => title.trim()).sort();
+    await expect.poll(trimmed, POLL).toEqual(['Evening review', 'Morning plan', 'Stretch']);
+    await page.getByLabel('Drifted only').check();
+    await expect.poll(trimmed, POLL).toEqual(['Morning plan']);
+    expect(await row().getByText('drifted', { exact: true }).count()).toBe(1);
+    expect(
+      await page
+        .getByRole('region', { name: /^Tasks/ })
+        .getByRole('heading', { level: 2 })
+        .textContent(),
+    ).toBe('Tasks 1');
+    // With the kind filter as well: no drifted "every" task.
+    await page.getByLabel('Kind', { exact: true }).selectOption('every');
+    await expect.poll(() => page!.getByText('No task matches these filters.').count(), POLL).toBe(1);
+    await page.getByLabel('Kind', { exact: true }).selectOption('');
+    await expect.poll(trimmed, POLL).toEqual(['Morning plan']);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Drifted only').uncheck();
+    await expect.poll(trimmed, POLL).toEqual(['Evening review', 'Morning plan', 'Stretch']);
+    // The State filter offers Paused and Failing too; no task here is either.
+    for (const label of ['Paused', 'Failing']) {
+      await page.getByLabel('State', { exact: true }).selectOption({ label });
+      await expect.poll(() => page!.getByText('No task matches these filters.').count(), POLL).toBe(1);
+    }
+    await page.getByLabel('State', { exact: true }).selectOption({ label: 'Any state' });
+    await expect.poll(trimmed, POLL).toEqual(['Evening review', 'Morning plan', 'Stretch']);
+
+    // The creations above wrote the schedule, recording the version in use over the older one.
+    await page.getByRole('tab', { name: 'Inspector' }).click();
+    const status = page.getByTestId('tzdata-status');
+    await expect
+      .poll(async () => (await status.textContent())?.replace(/\s+/g, ' ').trim(), POLL)
+      .toBe(`Time-zone data ${currentTzdata()} · schedule written with ${currentTzdata()}`);
+  });
+
+  it('the Inspector marks a schedule written with other time-zone data', async () => {
+    await driftedDataDir();
+    await recordTzdata('2000a');
+    t = await startTestHost({ keepDataDir: dataDir });
+    expect((await t.get<{ tzdata: string; writtenWith?: string }>('/api/drift')).body).toMatchObject({
+      tzdata: currentTzdata(),
+      writtenWith: '2000a',
+    });
+    ({ page, errors } = await openPage(browser, t.url));
+    await page.getByRole('tab', { name: 'Inspector' }).click();
+    const status = page.getByTestId('tzdata-status');
+    await expect
+      .poll(async () => (await status.textContent())?.replace(/\s+/g, ' ').trim(), POLL)
+      .toBe(`Time-zone data ${currentTzdata()} · schedule written with 2000a differs`);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('shows no banner and no badge when nothing has drifted', async () => {

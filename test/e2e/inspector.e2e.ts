@@ -1,9 +1,12 @@
 // The Inspector tab in real Chromium against an in-process Host on a test clock: the actor tree
 // with a task's state, title and next target; the live entry stream showing a recurring task
 // actor go scheduled → overdue → delivering → scheduled when the clock reaches it; and the
-// Session filter. A screenshot of the tab is saved as test-results/inspector.png.
+// Session filter; and the status bar's time-zone data versions (the one in use, and the one the
+// schedule records once it has been written). A screenshot of the tab is saved as
+// test-results/inspector.png.
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { currentTzdata } from '../../src/runtime/tzdataVersion.ts';
 import type { TestHost } from '../host/support.ts';
 import { RESULTS_DIR, usePageOnTestHost } from './browser.ts';
 
@@ -80,6 +83,20 @@ describe('the Inspector tab', () => {
     expect(rows.length).toBeLessThan(entryCount);
     expect(await statesOf(id)).toEqual(['scheduled', 'overdue', 'delivering', 'scheduled']);
     await page.screenshot({ path: join(RESULTS_DIR, 'inspector.png'), fullPage: true });
+  });
+
+  it('the status bar shows the time-zone data in use and the version the schedule records', async () => {
+    await openInspector();
+    const status = page.getByTestId('tzdata-status');
+    const text = async () => (await status.textContent())?.replace(/\s+/g, ' ').trim();
+    // A fresh Host has written nothing yet, so no version is recorded.
+    expect((await t.get('/api/drift')).body).toEqual({ tzdata: currentTzdata(), tasks: [] });
+    await expect.poll(text, POLL).toBe(`Time-zone data ${currentTzdata()} · schedule version not recorded yet`);
+    // A write records the version in use; the status follows the change without a reload.
+    await createTask('demo', 'Tick', 60);
+    await expect.poll(text, POLL).toBe(`Time-zone data ${currentTzdata()} · schedule written with ${currentTzdata()}`);
+    expect(await status.locator('.badge').count()).toBe(0);
+    expect(await page.getByText('streaming', { exact: true }).isVisible()).toBe(true);
   });
 
   it('the Session filter narrows the tree and the stream to one Session', async () => {
