@@ -4,7 +4,7 @@
 // `paused` (never due, unless it is run now) until a committed resume. The context is the task
 // row itself — what the JSON domain stores. Time enters only as events carrying `now`: no
 // delayed transitions, so a restored actor needs nothing re-armed.
-import { assign, setup } from 'xstate';
+import { and, assign, not, setup } from 'xstate';
 import { isDueAt } from '../src/domain/due.ts';
 import type { TaskRow } from '../src/domain/types.ts';
 
@@ -88,7 +88,10 @@ export const taskMachine = setup({
       description: "The target has passed (or the task was run now); it waits for its Session's next delivery attempt.",
       on: {
         'delivery.start': { target: 'delivering' },
-        'clock.tick': [{ guard: 'isDue' }, { guard: 'isPaused', target: 'paused' }, { target: 'scheduled' }],
+        'clock.tick': [
+          { guard: and([not('isDue'), 'isPaused']), target: 'paused' },
+          { guard: not('isDue'), target: 'scheduled' },
+        ],
         'task.updated': [
           { guard: 'rowIsDue', actions: 'storeRow' },
           { guard: 'rowPaused', target: 'paused', actions: 'storeRow' },

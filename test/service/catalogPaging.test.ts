@@ -59,6 +59,6 @@ describe('remote.catalog with options', () => {
     expect(await ask({ sort: 'nope' })).toMatchObject({ code: 'invalid_selector' });
     expect(await ask({ cursor: 'c1.x' })).toMatchObject({ code: 'invalid_selector' });
     expect(await ask('everything')).toMatchObject({ code: 'invalid_selector', message: expect.stringContaining('remote.catalog takes') });
-    expect(await ask({ filter: { status: 'paused' } })).toMatchObject({ code: 'invalid_selector' });
+    expect(await ask({ filter: { status: 'sleeping' } })).toMatchObject({ code: 'invalid_selector' });
   });
 });
