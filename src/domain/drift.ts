@@ -26,6 +26,16 @@ export interface DriftEntry {
   readonly occurrence: string | null;
 }
 
+/** `remote.drift()`: the time-zone data versions and the drifted wall-clock targets. */
+export interface DriftReport {
+  /** The version of the time-zone data in use. */
+  readonly tzdata: string;
+  /** The version the domain records (absent for a domain that never recorded one). */
+  readonly writtenWith?: string;
+  /** Active daily, weekly and cron tasks whose target the rule no longer yields, by target, then id. */
+  readonly tasks: readonly DriftEntry[];
+}
+
 /** The stored wall-clock rule of a row, or undefined for `after`, `at` and `every` tasks. */
 function wallClockRuleOf(row: TaskRow): WallClockRule | undefined {
   const rule = ruleFromRecord(row.record);

@@ -166,10 +166,3 @@ export interface Failure {
 }
 
 export const isScheduleError = (value: unknown): value is ScheduleError => value instanceof ScheduleError;
-
-export const isErrorCode = (value: unknown): value is ErrorCode =>
-  typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
-
-/** Shorthand for `new ScheduleError(code, message)`. */
-export const scheduleError = (code: ErrorCode, message: string, cause?: unknown): ScheduleError =>
-  cause === undefined ? new ScheduleError(code, message) : new ScheduleError(code, message, { cause });

@@ -1,10 +1,10 @@
 // The remote namespace's requests and the archive admission's answer, as a Host's code sees them.
 // The service checks every request at run time as well (a Host may pass parsed JSON on), so a
 // malformed request is answered with a refusal, never trusted.
-import type { DriftEntry } from '../domain/drift.ts';
 import type { ScheduleView } from '../domain/types.ts';
 
-export type { DriftEntry } from '../domain/drift.ts';
+/** `remote.drift()`'s answer and its entries. */
+export type { DriftEntry, DriftReport } from '../domain/drift.ts';
 
 /** One task of one Session. */
 export interface TaskRef {
@@ -35,16 +35,6 @@ export interface RemoteUpdateRequest extends TaskRef {
   readonly change?: unknown;
   /** `true` pauses, `false` resumes, in the same write (a pause never makes `expected` conflict). */
   readonly paused?: boolean;
-}
-
-/** `remote.drift()`: the time-zone data versions and the drifted wall-clock targets. */
-export interface DriftReport {
-  /** The version of the time-zone data in use. */
-  readonly tzdata: string;
-  /** The version the domain records (absent for a domain that never recorded one). */
-  readonly writtenWith?: string;
-  /** Active daily, weekly and cron tasks whose target the rule no longer yields, by target, then id. */
-  readonly tasks: readonly DriftEntry[];
 }
 
 /**

@@ -4,17 +4,10 @@
 // one, it is not delivered. One entry per task; the outcome objects built to retry them are
 // remembered so the slot that writes them can tell a retried write from a fresh delivery.
 import type { DeliveredReminder, DeliveryOutcome } from '../../machines/events.ts';
-
-/** One acknowledged reminder whose receipt is not written yet. */
-export interface PendingCommit {
-  readonly sessionId: string;
-  readonly reminder: DeliveredReminder;
-  /** The `now` of the attempt that delivered it: the row advances past it, as the first write would have. */
-  readonly attemptNow: number;
-}
+import type { PendingCommit, PendingReceipts } from '../planning/pendingReceipts.ts';
 
 /** The pending receipts by task id, and whether each is being written right now. */
-export class PendingCommits {
+export class PendingCommits implements PendingReceipts {
   private readonly entries = new Map<string, { readonly commit: PendingCommit; inFlight: boolean }>();
   private readonly retries = new WeakSet<DeliveryOutcome>();
 

@@ -21,13 +21,13 @@ import {
 import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
 import { systemClock } from '../adapters/systemClock.ts';
 import { dueAtMs } from '../domain/due.ts';
+import type { SlotReply } from '../planning/slotPlan.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
 import { Activity } from './activity.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
 import { deliverBatch } from './deliveryAttempt.ts';
 import { Limiter } from './limiter.ts';
 import { Scheduler } from './scheduler.ts';
-import type { SlotReply } from './slotPlan.ts';
 import { runSlot, type SlotRunnerDeps } from './slotRunner.ts';
 import { consoleLogger, isSupervisorInput } from './supervisorInput.ts';
 

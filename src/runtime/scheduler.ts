@@ -16,11 +16,12 @@ import type { DeliveryOutcome, DueTasks, FailureCause } from '../../machines/eve
 import { dueAtMs } from '../domain/due.ts';
 import { formatInstant } from '../domain/instant.ts';
 import type { DeliveryFailure, TaskRow } from '../domain/types.ts';
+import type { PendingCommit } from '../planning/pendingReceipts.ts';
 import type { Clock, Logger } from '../ports.ts';
 import type { Activity } from './activity.ts';
 import { type ResolvedConfig, retryDelay } from './config.ts';
 import { DueQueue } from './dueQueue.ts';
-import { type PendingCommit, PendingCommits } from './pendingCommits.ts';
+import { PendingCommits } from './pendingCommits.ts';
 
 const UNEXPLAINED_FAILURE = 'The delivery attempt failed without a cause.';
 

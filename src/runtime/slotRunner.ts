@@ -9,15 +9,15 @@
 import type { ActorEffect, DomainChange, FailureCause, MailboxCommand, Operation } from '../../machines/events.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import type { TaskRow } from '../domain/types.ts';
+import { planDeliveryCommit } from '../planning/deliveryCommit.ts';
+import type { SlotContext } from '../planning/mutations.ts';
+import type { PendingCommit } from '../planning/pendingReceipts.ts';
+import { planRemote, planSessionActivity, planSessionStop } from '../planning/remotePlans.ts';
+import { rejected, resolved, type SlotPlan, type SlotReply } from '../planning/slotPlan.ts';
+import { planToolCall } from '../planning/toolPlans.ts';
 import type { Clock, CommitBatch, Logger, ScheduleStorage } from '../ports.ts';
-import { planRemote, planSessionActivity, planSessionStop } from '../remote/handlers.ts';
-import { planToolCall } from '../tools/handlers.ts';
 import type { ResolvedConfig } from './config.ts';
-import { planDeliveryCommit } from './deliveryCommit.ts';
-import type { SlotContext } from './mutations.ts';
-import type { PendingCommit } from './pendingCommits.ts';
 import type { Scheduler } from './scheduler.ts';
-import { rejected, resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
 import type { TaskTable } from './taskTable.ts';
 import { currentTzdata } from './tzdataVersion.ts';
 
@@ -58,7 +58,7 @@ function plan(deps: SlotRunnerDeps, op: Operation, now: number): SlotPlan {
     case 'tool':
       return planToolCall(ctx, op.sessionId, op.name, op.args);
     case 'remote':
-      return planRemote(ctx, op.method, op.request, deps.config.retention);
+      return planRemote(ctx, op.method, op.request, { retention: deps.config.retention, tzdata: currentTzdata() });
     case 'archive.activity':
       return planSessionActivity(ctx, op.sessionId);
     case 'archive.stop':

@@ -3,12 +3,13 @@
 // always what `schedule.json` holds; the task actors' contexts are the same row objects.
 
 import type { TaskRow } from '../domain/types.ts';
+import type { TaskRows } from '../planning/taskRows.ts';
 import type { CommitBatch, StoredDomain } from '../ports.ts';
 
 /** Task ids are `sch_<n>`, n from the persisted counter; they are never reused. */
 export const taskIdFor = (n: number): string => `sch_${n}`;
 
-export class TaskTable {
+export class TaskTable implements TaskRows {
   private readonly rows = new Map<string, TaskRow>();
   private readonly activeBySession = new Map<string, Set<string>>();
   private counter: number;

@@ -89,7 +89,7 @@ describe('findings fixed in the service', () => {
     await expect(h.svc.callTool('s'.repeat(300), 'schedule_create', { ...base, after_seconds: 60 })).rejects.toBeInstanceOf(TypeError);
   });
 
-  it('the remote namespace quotes at most an excerpt of an unknown id, and a BigInt id is not found (src/remote/handlers.ts)', async () => {
+  it('the remote namespace quotes at most an excerpt of an unknown id, and a BigInt id is not found (src/planning/remotePlans.ts)', async () => {
     const h = await harness({ start: T0 });
     const page = await h.svc.remote.history({ sessionId: 'A', id: 'x'.repeat(100_000), limit: 5 });
     expect(messageOf(page).length).toBeLessThanOrEqual(1_000);

@@ -11,11 +11,11 @@ import { prepareBatch } from '../../src/adapters/domainState.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { isScheduleError } from '../../src/domain/errors.ts';
 import { instantMs } from '../../src/domain/instant.ts';
-import type { SlotPlan } from '../../src/runtime/slotPlan.ts';
+import type { SlotPlan } from '../../src/planning/slotPlan.ts';
+import { planToolCall } from '../../src/planning/toolPlans.ts';
 import { TaskTable } from '../../src/runtime/taskTable.ts';
 import { createScheduleService, type ScheduleChange } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
-import { planToolCall } from '../../src/tools/handlers.ts';
 import { type ToolCase, toolCase } from './toolArgs.ts';
 import { IDS_OF_A, IDS_OF_B, PollutionGuard, T0, T0_MS, TOOL_CODES, UNKNOWN_TOOL_CODES, worldDocument, worldRows } from './world.ts';
 

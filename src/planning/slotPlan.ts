@@ -3,7 +3,7 @@
 // durable — and what happens instead when the write fails.
 import type { ActorEffect, DomainChange, FailureCause } from '../../machines/events.ts';
 import type { CommitBatch } from '../ports.ts';
-import type { PendingCommit } from './pendingCommits.ts';
+import type { PendingCommit } from './pendingReceipts.ts';
 
 /** How the caller's promise settles. */
 export type SlotReply = { readonly resolve: unknown } | { readonly reject: unknown };

@@ -4,27 +4,24 @@
 // view) or in bulk (`{all: true, sessionId?}` or `{sessionId, ids}`, answering
 // `{reanchored: View[]}`). A task that is not drifted is left alone; a bulk call writes once and
 // notifies each Session it changed once. Refusals are thrown as ScheduleErrors; the caller
-// (handlers.ts) turns them into answers.
+// (remotePlans.ts) turns them into answers.
 import type { DomainChange } from '../../machines/events.ts';
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
-import { driftOf, driftReport } from '../domain/drift.ts';
+import { type DriftReport, driftOf, driftReport } from '../domain/drift.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
 import { wallClockFirings } from '../domain/recurrence.ts';
 import type { ScheduleView, TaskRow } from '../domain/types.ts';
-import { type SlotContext, viewOf } from '../runtime/mutations.ts';
-import { answer, resolved, type SlotPlan } from '../runtime/slotPlan.ts';
-import { currentTzdata } from '../runtime/tzdataVersion.ts';
-import type { DriftReport } from './types.ts';
+import { type SlotContext, viewOf } from './mutations.ts';
+import { answer, resolved, type SlotPlan } from './slotPlan.ts';
 
 /** The members `remote.reanchor` takes (one form uses `id`, the bulk forms `ids` or `all`). */
 export const REANCHOR_MEMBERS: readonly string[] = ['sessionId', 'id', 'ids', 'all'];
 
-/** The answer to `remote.drift()`. */
-export function planDrift(ctx: SlotContext, request: unknown): SlotPlan {
+/** The answer to `remote.drift()`; `tzdata` is the version of the time-zone data in use. */
+export function planDrift(ctx: SlotContext, request: unknown, tzdata: string): SlotPlan {
   if (request !== undefined) throw new ScheduleError('invalid_selector', `remote.drift takes no request; got ${describeValue(request)}.`);
-  const tzdata = currentTzdata();
   const writtenWith = ctx.table.tzdata;
   const tasks = driftReport(ctx.table.activeRowsAll());
   const report: DriftReport = writtenWith === undefined ? { tzdata, tasks } : { tzdata, writtenWith, tasks };

@@ -2,7 +2,7 @@
 // task's new row. A task deleted or ended while its message was in flight records nothing (the
 // message stays delivered). When the write fails, nothing is recorded: the tasks whose Session
 // failed are retried as deliveries, while the reminders the Session acknowledged are kept as
-// pending receipts and only their write is retried (pendingCommits.ts), so the Session does not
+// pending receipts and only their write is retried (the scheduler's pending commits), so the Session does not
 // see them again. A retried write records each receipt on the row as it is then — an edit made
 // meanwhile is kept, as if it had landed while the delivery was in flight — and advances the task
 // past the `now` of the attempt that delivered it.
@@ -10,9 +10,9 @@ import type { ActorEffect, DeliveredReminder, DeliveryOutcome } from '../../mach
 import { applyDelivery } from '../domain/deliveryRow.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
 import type { TaskRow } from '../domain/types.ts';
-import type { PendingCommit, PendingCommits } from './pendingCommits.ts';
+import type { PendingCommit, PendingReceipts } from './pendingReceipts.ts';
 import { resolved, type SlotPlan } from './slotPlan.ts';
-import type { TaskTable } from './taskTable.ts';
+import type { TaskRows } from './taskRows.ts';
 
 /** True when the row's saved history (or latest receipt) already names this message id. */
 const namesMessage = (row: TaskRow, messageId: string): boolean =>
@@ -20,9 +20,9 @@ const namesMessage = (row: TaskRow, messageId: string): boolean =>
 
 /** What a delivery-commit slot needs besides its outcome. */
 export interface DeliveryCommitContext {
-  readonly table: TaskTable;
+  readonly table: TaskRows;
   readonly retention: RetentionLimits;
-  readonly pending: PendingCommits;
+  readonly pending: PendingReceipts;
   /** Sessions with a delivery attempt in flight. */
   readonly attempting: ReadonlySet<string>;
   /** When the slot runs. */

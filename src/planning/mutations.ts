@@ -14,11 +14,11 @@ import type { DeliveryFailure, ScheduleView, TaskRow } from '../domain/types.ts'
 import { applyUpdate } from '../domain/update.ts';
 import { taskView, toView } from '../domain/views.ts';
 import { resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
-import type { TaskTable } from './taskTable.ts';
+import type { TaskRows } from './taskRows.ts';
 
 /** What a slot plan reads: the table, the time the slot started, and Sessions with an attempt in flight. */
 export interface SlotContext {
-  readonly table: TaskTable;
+  readonly table: TaskRows;
   readonly now: number;
   /** Sessions whose actor has a delivery attempt in flight (their actor is not retired yet). */
   readonly attempting: ReadonlySet<string>;

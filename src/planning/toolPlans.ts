@@ -1,11 +1,11 @@
-// The model tools' handlers: each checks the shape of its arguments (unknown members are refused,
+// The model tools' plans: each checks the shape of its arguments (unknown members are refused,
 // naming them), then plans one mailbox slot bound to the calling Session. A tool never reaches
 // another Session's task: lookups are by (Session, id).
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
-import { activeViews, planCreate, planDelete, planUpdate, type SlotContext } from '../runtime/mutations.ts';
-import { answer, type SlotPlan } from '../runtime/slotPlan.ts';
-import { TOOL_NAMES } from './definitions.ts';
+import { TOOL_NAMES } from '../tools/definitions.ts';
+import { activeViews, planCreate, planDelete, planUpdate, type SlotContext } from './mutations.ts';
+import { answer, type SlotPlan } from './slotPlan.ts';
 
 const UPDATE_ARGUMENTS = ['id', 'title', 'prompt', 'change', 'paused'];
 

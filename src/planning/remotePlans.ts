@@ -12,7 +12,7 @@
 // quotes at most 60 characters of any value it received (`describeValue`), so an answer stays
 // small and serialisable whatever the caller sent. An unexpected failure answers
 // `internal_error` and is logged. `drift` takes no request and `reanchor` has its own forms
-// (drift.ts), checked in the same spirit.
+// (driftPlans.ts), checked in the same spirit.
 import type { RemoteMethod } from '../../machines/events.ts';
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
 import { catalogPage } from '../domain/catalogPage.ts';
@@ -21,6 +21,7 @@ import { echoedId } from '../domain/fields.ts';
 import { historyPage } from '../domain/historyPage.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
 import type { CatalogEntry, DeliveryFailure, TaskRow } from '../domain/types.ts';
+import { planDrift, planReanchor } from './driftPlans.ts';
 import {
   activeViews,
   compareTaskIds,
@@ -31,9 +32,8 @@ import {
   planTrigger,
   planUpdate,
   type SlotContext,
-} from '../runtime/mutations.ts';
-import { answer, type SlotPlan } from '../runtime/slotPlan.ts';
-import { planDrift, planReanchor } from './drift.ts';
+} from './mutations.ts';
+import { answer, type SlotPlan } from './slotPlan.ts';
 
 /** The members each remote method takes (`catalog` checks its own optional request: `catalogPage`). */
 export const REMOTE_MEMBERS: Readonly<Record<Exclude<RemoteMethod, 'catalog' | 'drift' | 'reanchor'>, readonly string[]>> = {
@@ -108,7 +108,13 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const entryOf = (ctx: SlotContext) => (row: TaskRow) => catalogEntry(row, ctx.failureOf?.(row.record.id));
 
-function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, retention: RetentionLimits): SlotPlan {
+/** What a remote plan reads besides its slot: how much history is kept, and the time-zone data version in use. */
+export interface RemoteSettings {
+  readonly retention: RetentionLimits;
+  readonly tzdata: string;
+}
+
+function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, settings: RemoteSettings): SlotPlan {
   if (method === 'catalog') {
     // Without a request, every task in id order (as it always was); with options, one page.
     if (request === undefined) {
@@ -118,7 +124,7 @@ function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, re
     const page = catalogPage([...ctx.table.allRows()].map(entryOf(ctx)), request, ctx.now);
     return answer(page);
   }
-  if (method === 'drift') return planDrift(ctx, request);
+  if (method === 'drift') return planDrift(ctx, request, settings.tzdata);
   if (method === 'reanchor') return planReanchor(ctx, request);
   const { r, sessionId } = requestOf(method, request);
   switch (method) {
@@ -127,7 +133,9 @@ function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, re
     case 'get':
       return answer(entryOf(ctx)(rowOf(ctx, sessionId, r)));
     case 'history':
-      return answer(historyPage(rowOf(ctx, sessionId, r), { limit: ownValue(r, 'limit'), before: ownValue(r, 'before') }, retention));
+      return answer(
+        historyPage(rowOf(ctx, sessionId, r), { limit: ownValue(r, 'limit'), before: ownValue(r, 'before') }, settings.retention),
+      );
     case 'update': {
       const expected = ownValue(r, 'expected');
       if (!isPlainObject(expected)) {
@@ -164,9 +172,9 @@ function refusal(method: RemoteMethod, request: unknown, failure: Failure): Fail
 }
 
 /** Plans one remote call. Never throws: a refused call is answered (see the rule above). */
-export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unknown, retention: RetentionLimits): SlotPlan {
+export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unknown, settings: RemoteSettings): SlotPlan {
   try {
-    return planMethod(ctx, method, request, retention);
+    return planMethod(ctx, method, request, settings);
   } catch (error) {
     if (error instanceof ScheduleError) return answer(refusal(method, request, error.toFailure()));
     return {

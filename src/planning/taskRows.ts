@@ -1,0 +1,19 @@
+// What a slot plan reads of the committed domain: a Session's rows by id, the active rows, every
+// row and the recorded time-zone data version. The plan reserves a task id through it and
+// never changes a row; the slot runner's in-memory table implements it.
+import type { TaskRow } from '../domain/types.ts';
+
+export interface TaskRows {
+  /** The time-zone data version the domain records, if any. */
+  readonly tzdata: string | undefined;
+  /** The row with this id if it belongs to `sessionId`. */
+  getInSession(sessionId: string, id: string): TaskRow | undefined;
+  /** Active rows of a Session, in id order (a new array the caller may sort). */
+  activeRows(sessionId: string): TaskRow[];
+  /** Every row, in insertion order. */
+  allRows(): Iterable<TaskRow>;
+  /** Every active row. */
+  activeRowsAll(): Iterable<TaskRow>;
+  /** Hands out the next task id; the counter moves even if the write that uses it fails. */
+  reserveId(): { id: string; nextTaskNumber: number };
+}
