@@ -49,6 +49,8 @@ export interface HostOptions {
   readonly config?: ScheduleConfig;
   /** Whether the demo agent answers delivered reminders (default true). */
   readonly demoAgent?: boolean;
+  /** A WebSocket server (the Stately Inspector's relay) that also gets the inspection events; off unless given. */
+  readonly inspectWs?: string;
 }
 
 /** A running Host. */
@@ -101,6 +103,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     ...(clock === undefined ? {} : { clock }),
     ...(options.config === undefined ? {} : { config: options.config }),
     ...(options.demoAgent === undefined ? {} : { demoAgent: options.demoAgent }),
+    ...(options.inspectWs === undefined ? {} : { inspectWs: options.inspectWs }),
   });
   testClock?.attach(stack.service);
 

@@ -1,7 +1,9 @@
 // The Host's settings from the environment of `npm start`: PORT, HOST, DATA_DIR, ALLOWED_HOSTS,
-// the limits MAX_CONNECTIONS, MAX_STREAMS, STREAM_BACKLOG_BYTES and SHUTDOWN_GRACE_MS, and the
-// opt-in SCHEDULE_TEST_CLOCK. Anything malformed is refused with a message naming the variable,
-// and so is a HOST that binds every interface (0.0.0.0, ::) without ALLOWED_HOSTS.
+// the limits MAX_CONNECTIONS, MAX_STREAMS, STREAM_BACKLOG_BYTES and SHUTDOWN_GRACE_MS, the
+// opt-in SCHEDULE_TEST_CLOCK, and INSPECT_WS (a WebSocket server, such as the Stately Inspector's
+// relay, that gets the actor system's inspection events). Anything malformed is refused with a
+// message naming the variable, and so is a HOST that binds every interface (0.0.0.0, ::) without
+// ALLOWED_HOSTS.
 import { resolve } from 'node:path';
 import { DEFAULT_HOSTNAME, DEFAULT_PORT, type HostOptions } from './createHost.ts';
 import { isWildcardAddress, parseAllowedHosts } from './http/allowedHosts.ts';
@@ -30,6 +32,24 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<keyof HostLimits,
   return limits;
 }
 
+/** INSPECT_WS as a normalized `ws:` or `wss:` URL with a host and no credentials; throws naming the variable. */
+export function parseInspectWs(text: string): string {
+  const refuse = (why: string): never => {
+    throw new Error(`INSPECT_WS must be a WebSocket URL such as ws://localhost:8080 (${why}); got ${JSON.stringify(text.slice(0, 200))}.`);
+  };
+  if (!/^wss?:\/\//i.test(text.trim())) refuse('it must start with ws:// or wss://');
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return refuse('not a URL');
+  }
+  if (url.hostname === '') refuse('it names no host');
+  if (url.username !== '' || url.password !== '') refuse('it must not carry credentials');
+  if (url.hash !== '') refuse('it must not have a fragment');
+  return url.href;
+}
+
 /** Host options from environment variables; throws an Error naming a malformed variable. */
 export function hostOptionsFromEnv(env: NodeJS.ProcessEnv): HostOptions {
   const portText = env.PORT ?? String(DEFAULT_PORT);
@@ -54,6 +74,7 @@ export function hostOptionsFromEnv(env: NodeJS.ProcessEnv): HostOptions {
         'tell its own name from a rebound one, and a page on any site could reach it.',
     );
   const limits = limitsFromEnv(env);
+  const inspectWs = env.INSPECT_WS === undefined || env.INSPECT_WS.trim() === '' ? undefined : parseInspectWs(env.INSPECT_WS);
   return {
     dataDir: resolve(env.DATA_DIR || DEFAULT_DATA_DIR),
     port,
@@ -61,5 +82,6 @@ export function hostOptionsFromEnv(env: NodeJS.ProcessEnv): HostOptions {
     ...(allowedHosts === undefined ? {} : { allowedHosts }),
     ...(Object.keys(limits).length === 0 ? {} : { limits }),
     ...(testClock === undefined ? {} : { testClock }),
+    ...(inspectWs === undefined ? {} : { inspectWs }),
   };
 }

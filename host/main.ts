@@ -41,18 +41,6 @@ try {
   );
   process.exit(1);
 }
-log.info(
-  {
-    url: host.url,
-    dataDir: options.dataDir,
-    pid: process.pid,
-    ...(options.testClock === undefined ? {} : { testClock: options.testClock }),
-  },
-  `agent-schedule Host listening on ${host.url} (data: ${options.dataDir})`,
-);
-if (options.testClock !== undefined)
-  log.warn({ testClock: options.testClock }, `TEST CLOCK MODE: time starts at ${options.testClock}; POST /api/test/clock moves it.`);
-
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) process.exit(130);
@@ -74,3 +62,15 @@ async function stop(signal: string): Promise<void> {
 }
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));
+// The start is announced only once the signals are handled: a signal sent on reading it stops cleanly.
+log.info(
+  {
+    url: host.url,
+    dataDir: options.dataDir,
+    pid: process.pid,
+    ...(options.testClock === undefined ? {} : { testClock: options.testClock }),
+  },
+  `agent-schedule Host listening on ${host.url} (data: ${options.dataDir})`,
+);
+if (options.testClock !== undefined)
+  log.warn({ testClock: options.testClock }, `TEST CLOCK MODE: time starts at ${options.testClock}; POST /api/test/clock moves it.`);

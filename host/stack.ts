@@ -1,6 +1,8 @@
 // The Host's scheduling stack without any server: the schedule service over the JSON domain in
 // `<dataDir>/schedule.json`, with file-backed Sessions under `<dataDir>/sessions/`, and a live
-// inspector of its actor system (timestamped by the stack's clock). The HTTP Host is built on
+// inspector of its actor system (timestamped by the stack's clock) and, when `inspectWs` names a
+// WebSocket server, the same inspection events sent to the Stately Inspector there as well
+// (statelyInspector.ts). The HTTP Host is built on
 // it, and a process that only schedules and delivers (a worker, a crash test) can open it alone.
 // The storage and the Session controller the service sees can be wrapped (instrumentation, fault
 // injection) without rebuilding the stack.
@@ -20,6 +22,7 @@ import {
   systemClock,
 } from '../src/index.ts';
 import { createFileSessions, type FileSessions } from './sessions/fileSessions.ts';
+import { createStatelyFeed, type StatelyFeed } from './statelyInspector.ts';
 
 export interface HostStackOptions {
   /** Holds `schedule.json` and the `sessions/` folder. */
@@ -36,6 +39,8 @@ export interface HostStackOptions {
   readonly storage?: Omit<JsonFileStorageOptions, 'path'>;
   /** Wrappers around what the service is given, for instrumentation or fault injection. */
   readonly wrap?: HostStackWrappers;
+  /** A WebSocket server (`ws://host:port`) that gets the inspection events for the Stately Inspector; off unless given. */
+  readonly inspectWs?: string;
 }
 
 /** Each receives the stack's own port and returns the one the service uses instead. */
@@ -54,7 +59,9 @@ export interface HostStack {
   readonly clock: Clock;
   /** The live actor tree and recent events of the service's actor system. */
   readonly inspector: ScheduleInspector;
-  /** Closes the service (draining accepted work), waits for the Sessions' flushes, then detaches the inspector. */
+  /** The feed to the Stately Inspector, when `inspectWs` was given. */
+  readonly stately: StatelyFeed | undefined;
+  /** Closes the service (draining accepted work), waits for the Sessions' flushes, then detaches the inspectors. */
   close(): Promise<void>;
 }
 
@@ -72,24 +79,48 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
     now: () => clock.now(),
     ...(logger === undefined ? {} : { onError: (error: unknown) => logger.error('The inspector failed.', { cause: error }) }),
   });
+  const url = options.inspectWs;
+  const stately =
+    url === undefined
+      ? undefined
+      : createStatelyFeed({
+          url,
+          ...(logger === undefined
+            ? {}
+            : { onDisconnect: (reason: string) => logger.warn(`The Stately Inspector at ${url} is not reachable (${reason}); retrying.`) }),
+        });
   const storage = jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') });
-  const service = await createScheduleService({
-    sessions: options.wrap?.sessions?.(sessions) ?? sessions,
-    storage: options.wrap?.storage?.(storage) ?? storage,
-    clock,
-    inspect: inspector.inspect,
-    ...(options.config === undefined ? {} : { config: options.config }),
-    ...(logger === undefined ? {} : { logger }),
-  });
+  let service: ScheduleService;
+  try {
+    service = await createScheduleService({
+      sessions: options.wrap?.sessions?.(sessions) ?? sessions,
+      storage: options.wrap?.storage?.(storage) ?? storage,
+      clock,
+      inspect:
+        stately === undefined
+          ? inspector.inspect
+          : (event) => {
+              inspector.inspect(event);
+              stately.inspect(event);
+            },
+      ...(options.config === undefined ? {} : { config: options.config }),
+      ...(logger === undefined ? {} : { logger }),
+    });
+  } catch (error) {
+    await stately?.close();
+    throw error;
+  }
   return {
     service,
     sessions,
     clock,
     inspector,
+    stately,
     async close() {
       await service.close();
       await sessions.close();
       inspector.detach();
+      await stately?.close();
     },
   };
 }

@@ -26,6 +26,32 @@ describe('settings from the environment', () => {
     expect(() => hostOptionsFromEnv({ PORT: 'http' })).toThrow(/^PORT/);
     expect(() => hostOptionsFromEnv({ SCHEDULE_TEST_CLOCK: 'tomorrow' })).toThrow(/^SCHEDULE_TEST_CLOCK/);
   });
+
+  it('INSPECT_WS names the Stately Inspector relay as a ws: or wss: URL; empty leaves it off', () => {
+    expect(hostOptionsFromEnv({ INSPECT_WS: 'ws://localhost:8080' })).toMatchObject({ inspectWs: 'ws://localhost:8080/' });
+    expect(hostOptionsFromEnv({ INSPECT_WS: ' wss://inspect.lan/relay?room=a ' })).toMatchObject({
+      inspectWs: 'wss://inspect.lan/relay?room=a',
+    });
+    expect(hostOptionsFromEnv({ INSPECT_WS: 'ws://[::1]:9000' })).toMatchObject({ inspectWs: 'ws://[::1]:9000/' });
+    expect(hostOptionsFromEnv({ INSPECT_WS: '' })).not.toHaveProperty('inspectWs');
+    expect(hostOptionsFromEnv({ INSPECT_WS: '  ' })).not.toHaveProperty('inspectWs');
+  });
+
+  it('refuses a malformed INSPECT_WS, naming the variable and the reason', () => {
+    const refused: Array<[string, RegExp]> = [
+      ['localhost:8080', /start with ws:\/\/ or wss:\/\//],
+      ['http://localhost:8080', /start with ws:\/\/ or wss:\/\//],
+      ['ws:/localhost:8080', /start with ws:\/\/ or wss:\/\//],
+      ['ws://', /not a URL/],
+      ['ws://localhost:99999', /not a URL/],
+      ['ws://user:secret@localhost:8080', /credentials/],
+      ['ws://localhost:8080/#x', /fragment/],
+    ];
+    for (const [value, reason] of refused) {
+      expect(() => hostOptionsFromEnv({ INSPECT_WS: value })).toThrow(/^INSPECT_WS must be a WebSocket URL/);
+      expect(() => hostOptionsFromEnv({ INSPECT_WS: value })).toThrow(reason);
+    }
+  });
 });
 
 describe('the test clock', () => {
