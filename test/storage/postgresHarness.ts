@@ -53,9 +53,9 @@ export function pglitePool(db: PGlite): SqlPool {
   };
 }
 
-/** A real-server pool (for seeding and reading behind the storage's back). */
-export const serverPool = (applicationName = 'agent-schedule-test-admin'): pg.Pool & SqlPool => {
-  const pool = new pg.Pool({ connectionString: SERVER_URL, application_name: applicationName, max: 4 });
+/** A real-server pool (for seeding and reading behind the storage's back) of at most `max` connections. */
+export const serverPool = (applicationName = 'agent-schedule-test-admin', max = 4): pg.Pool & SqlPool => {
+  const pool = new pg.Pool({ connectionString: SERVER_URL, application_name: applicationName, max });
   pool.on('error', () => undefined);
   return pool as pg.Pool & SqlPool;
 };

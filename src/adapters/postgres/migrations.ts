@@ -22,6 +22,10 @@ export interface Migration {
  *
  * Version 2: `domain_meta`, the domain's top-level members other than its rows and counter, one
  * row per member (today only `tzdata`, the time-zone data version the domain records).
+ *
+ * Version 3: `shard_leases`, one row per shard (0–255, all present from the start): the Host that
+ * owns the shard (null while free), the epoch (grows each time a new owner takes the shard) and
+ * when the lease expires, by the database's clock.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -52,6 +56,19 @@ create table {schema}.domain_meta (
   key text primary key,
   value text not null
 );
+`,
+  },
+  {
+    version: 3,
+    name: 'shard_leases',
+    sql: `
+create table {schema}.shard_leases (
+  shard smallint primary key check (shard between 0 and 255),
+  owner text,
+  epoch bigint not null default 0 check (epoch >= 0),
+  expires_at timestamptz not null default '-infinity'
+);
+insert into {schema}.shard_leases (shard) select g from generate_series(0, 255) as g on conflict (shard) do nothing;
 `,
   },
 ];

@@ -6,7 +6,8 @@
 // then decodes every row strictly; each `commit` is one transaction, issued in call order; a
 // commit whose outcome the database did not confirm rejects with `persistence_uncertain`. While
 // the database is unreachable, commits are refused at once for a growing pause (backoff) and
-// then tried on a fresh connection.
+// then tried on a fresh connection. With a fence, each commit first checks (and locks) the shard
+// leases of the shards it touches, and writes nothing when one is no longer this Host's.
 import { decodeTzdata, nextTaskNumberAfter } from '../../domain/codec/index.ts';
 import { decodeRow } from '../../domain/codec/row.ts';
 import { corrupt } from '../../domain/codec/strict.ts';
@@ -15,9 +16,11 @@ import type { TaskRow } from '../../domain/types.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
 import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool } from './driver.ts';
+import { checkFence, type LeaseFence } from './fence.ts';
 import { migrate, quoteSchema } from './migrations.ts';
 import { createPgPool } from './pgPool.ts';
 import { encodeStoredRow, shardOf } from './rowColumns.ts';
+import { checkHostId } from './shardLeases.ts';
 
 /** The schema used when none is given. */
 export const DEFAULT_SCHEMA = 'agent_schedule';
@@ -39,6 +42,13 @@ export interface PostgresStorageOptions {
   readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number };
   /** Client-side limit on one statement of the own pool, in ms (default 30000); past it the outcome is uncertain. */
   readonly queryTimeoutMs?: number;
+  /**
+   * Fenced commits: each commit checks, in its transaction and before writing, that `hostId`
+   * holds the lease of every shard the batch touches (its puts' Sessions, its deletes' rows) at
+   * the epoch `epochs()` names, unexpired; otherwise nothing is written and the commit rejects
+   * with a `LeaseLostError` (code `persistence_uncertain`). Without it commits are not fenced.
+   */
+  readonly fence?: LeaseFence;
 }
 
 type Phase = 'closed' | 'opening' | 'open' | 'closing';
@@ -64,6 +74,10 @@ export class PostgresStorage implements ScheduleStorage {
     }
     this.schema = options.schema ?? DEFAULT_SCHEMA;
     this.quoted = quoteSchema(this.schema);
+    if (options.fence !== undefined) {
+      checkHostId(options.fence.hostId);
+      if (typeof options.fence.epochs !== 'function') throw new ScheduleError('internal_error', 'A fence needs an epochs() function.');
+    }
   }
 
   /**
@@ -173,7 +187,8 @@ export class PostgresStorage implements ScheduleStorage {
    *
    * @throws ScheduleError `internal_error` for an invalid batch (nothing is written), a put of an
    *   id that another Session's task holds, or a closed storage; `persistence_uncertain` when the
-   *   database failed or did not confirm the transaction, or is unreachable (see `reconnect`).
+   *   database failed or did not confirm the transaction, or is unreachable (see `reconnect`);
+   *   `LeaseLostError` (`persistence_uncertain`, nothing written) when fenced and a lease is lost.
    */
   commit(batch: CommitBatch): Promise<void> {
     if (this.phase !== 'open') {
@@ -228,9 +243,18 @@ export class PostgresStorage implements ScheduleStorage {
 
   private async writeStatements(client: SqlClient, batch: PreparedBatch): Promise<void> {
     const q = this.quoted;
-    if (batch.deletes.length > 0) await client.query(`delete from ${q}.tasks where id = any($1::text[])`, [batch.deletes]);
-    if (batch.puts.length > 0) {
-      const columns = batch.puts.map(encodeStoredRow);
+    const columns = batch.puts.map(encodeStoredRow);
+    if (this.options.fence === undefined) {
+      if (batch.deletes.length > 0) await client.query(`delete from ${q}.tasks where id = any($1::text[])`, [batch.deletes]);
+    } else {
+      const shards = await this.touchedShards(client, batch, columns);
+      await checkFence(client, q, this.options.fence, shards);
+      // Only rows of the checked shards are deleted (a row stored since the lookup is not this batch's to remove).
+      if (batch.deletes.length > 0) {
+        await client.query(`delete from ${q}.tasks where id = any($1::text[]) and shard = any($2::smallint[])`, [batch.deletes, shards]);
+      }
+    }
+    if (columns.length > 0) {
       const result = await client.query(
         `insert into ${q}.tasks as t (id, session_id, shard, status, next_target, row)
          select id, session_id, shard, status, next_target, row
@@ -273,6 +297,16 @@ export class PostgresStorage implements ScheduleStorage {
         [batch.nextTaskNumber],
       );
     }
+  }
+
+  /** The shards a batch writes: those of its puts' Sessions and of the stored rows it deletes. */
+  private async touchedShards(client: SqlClient, batch: PreparedBatch, columns: readonly { shard: number }[]): Promise<number[]> {
+    const shards = new Set(columns.map((c) => c.shard));
+    if (batch.deletes.length > 0) {
+      const stored = await client.query(`select distinct shard from ${this.quoted}.tasks where id = any($1::text[])`, [batch.deletes]);
+      for (const r of stored.rows) shards.add(Number(r.shard));
+    }
+    return [...shards];
   }
 
   /**

@@ -1,0 +1,279 @@
+// Shard leases: which Host owns which of the 256 shards (the Session groups), kept in the
+// schema's `shard_leases` table so many Hosts can share one database. A lease has an owner, an
+// epoch (one more each time a new owner takes the shard, so every term of ownership has its own
+// number) and an expiry. The database's clock (`now()`) decides expiry, never a Host's. Each call
+// is one statement: `acquire` takes free or expired shards with `FOR UPDATE SKIP LOCKED`, so Hosts
+// acquiring together never take the same shard and never wait for each other; `renew` extends
+// what a Host still owns; `release` frees shards. Rows are locked in shard order, as the fenced
+// commits of the storage lock them, so the two never deadlock.
+import { SESSION_GROUPS } from '../../../machines/events.ts';
+import { isScheduleError, ScheduleError } from '../../domain/errors.ts';
+import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, type SqlResult } from './driver.ts';
+import { migrate, quoteSchema } from './migrations.ts';
+import { isPostgresText } from './rowColumns.ts';
+
+/** The schema used when none is given (the storage's default). */
+const DEFAULT_SCHEMA = 'agent_schedule';
+
+/** The longest lease (a day), in ms. */
+export const MAX_LEASE_MS = 86_400_000;
+
+/** One lease a Host holds. */
+export interface ShardLease {
+  /** The shard, 0–255 (see `shardOf`). */
+  readonly shard: number;
+  /** The epoch of this term of ownership; a fenced commit names it. */
+  readonly epoch: number;
+  /** When the lease expires, by the database's clock (a canonical UTC instant). */
+  readonly expiresAt: string;
+}
+
+/** Options of {@link shardLeases}. */
+export interface ShardLeasesOptions {
+  /** The pool to run on (a `pg.Pool`, `createPgPool`'s, or anything with the same `connect()`); never ended here. */
+  readonly pool: SqlPool;
+  /** The schema holding the tables; default `agent_schedule`. Migrated on first use. */
+  readonly schema?: string;
+}
+
+/** What {@link ShardLeases.acquire} takes. */
+export interface AcquireRequest {
+  readonly hostId: string;
+  /** How long the new leases last, in ms (1 to a day). */
+  readonly leaseMs: number;
+  /** At most how many shards to take (0–256); fewer when fewer are free or expired. */
+  readonly want: number;
+}
+
+const invalid = (message: string): ScheduleError => new ScheduleError('internal_error', message);
+
+/**
+ * Checks a Host id: a non-empty string of at most 200 characters PostgreSQL text can hold.
+ *
+ * @throws ScheduleError `internal_error` naming the problem.
+ */
+export function checkHostId(hostId: unknown): string {
+  if (typeof hostId !== 'string' || hostId.length === 0 || hostId.length > 200 || !isPostgresText(hostId)) {
+    throw invalid(
+      `A shard lease's host id must be a non-empty string of at most 200 characters without NUL or unpaired surrogates, not ${JSON.stringify(hostId)}.`,
+    );
+  }
+  return hostId;
+}
+
+const checkLeaseMs = (leaseMs: unknown): number => {
+  if (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs < 1 || leaseMs > MAX_LEASE_MS) {
+    throw invalid(`A shard lease lasts a whole number of ms from 1 to ${MAX_LEASE_MS}, not ${String(leaseMs)}.`);
+  }
+  return leaseMs;
+};
+
+const isShard = (shard: unknown): shard is number =>
+  typeof shard === 'number' && Number.isInteger(shard) && shard >= 0 && shard < SESSION_GROUPS;
+
+/**
+ * The shards a Host should hold when `liveHosts` Hosts share the 256: ceil(256 / liveHosts).
+ *
+ * @throws ScheduleError `internal_error` when `liveHosts` is not a whole number ≥ 1.
+ */
+export function fairShare(liveHosts: number): number {
+  if (!Number.isSafeInteger(liveHosts) || liveHosts < 1) {
+    throw invalid(`fairShare takes the number of live Hosts, a whole number of at least 1, not ${String(liveHosts)}.`);
+  }
+  return Math.ceil(SESSION_GROUPS / liveHosts);
+}
+
+/** The shard → epoch map a fenced storage checks its commits against, from the leases a Host holds. */
+export const fenceEpochs = (leases: readonly ShardLease[]): Map<number, number> => new Map(leases.map((l) => [l.shard, l.epoch]));
+
+/** The columns a lease is read from, of the table under `alias`. */
+const leaseColumns = (alias: string): string =>
+  `${alias}.shard, ${alias}.epoch::text as epoch, floor(extract(epoch from ${alias}.expires_at) * 1000)::bigint::text as expires_ms`;
+
+const leaseOf = (row: Record<string, unknown>): ShardLease => ({
+  shard: Number(row.shard),
+  epoch: Number(row.epoch),
+  expiresAt: new Date(Number(row.expires_ms)).toISOString(),
+});
+
+const byShard = (a: { shard: number }, b: { shard: number }): number => a.shard - b.shard;
+
+/** Shard leases on one schema; see {@link shardLeases}. */
+export class ShardLeases {
+  readonly schema: string;
+  private readonly quoted: string;
+  private ready: Promise<void> | undefined;
+
+  constructor(private readonly options: ShardLeasesOptions) {
+    if (options.pool === undefined) throw invalid('shardLeases needs a pool.');
+    this.schema = options.schema ?? DEFAULT_SCHEMA;
+    this.quoted = quoteSchema(this.schema);
+  }
+
+  /**
+   * Takes up to `want` shards that are free (never owned, or released) or whose lease has
+   * expired, lowest first, skipping rows another transaction has locked. A shard taken from
+   * another owner (or after a release) gets the next epoch; an expired lease the same Host takes
+   * back keeps its epoch. Answers the leases taken, by shard.
+   *
+   * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
+   *   database cannot be reached or did not answer (the shards may or may not have been taken).
+   */
+  async acquire(request: AcquireRequest): Promise<ShardLease[]> {
+    const hostId = checkHostId(request?.hostId);
+    const leaseMs = checkLeaseMs(request.leaseMs);
+    const { want } = request;
+    if (typeof want !== 'number' || !Number.isInteger(want) || want < 0 || want > SESSION_GROUPS) {
+      throw invalid(`acquire takes a want of 0-${SESSION_GROUPS} shards, not ${String(want)}.`);
+    }
+    if (want === 0) return [];
+    const q = this.quoted;
+    const result = await this.run(
+      'No shard could be acquired',
+      `with picked as (
+         select shard from ${q}.shard_leases
+         where owner is null or expires_at <= now()
+         order by shard
+         limit $3
+         for update skip locked
+       )
+       update ${q}.shard_leases as l
+       set owner = $1,
+           epoch = case when l.owner is distinct from $1 then l.epoch + 1 else l.epoch end,
+           expires_at = now() + $2::bigint * interval '1 millisecond'
+       from picked
+       where l.shard = picked.shard
+       returning ${leaseColumns('l')}`,
+      [hostId, leaseMs, want],
+    );
+    return result.rows.map(leaseOf).sort(byShard);
+  }
+
+  /**
+   * Extends by `leaseMs` every lease `hostId` still owns — also one that expired while no other
+   * Host took it (its epoch is unchanged, so no other owner came between) — and answers them, by
+   * shard. A lease another Host took, or that was released, is not among them: it is lost.
+   *
+   * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
+   *   database cannot be reached or did not answer.
+   */
+  async renew(hostId: string, leaseMs: number): Promise<ShardLease[]> {
+    checkHostId(hostId);
+    checkLeaseMs(leaseMs);
+    const q = this.quoted;
+    const result = await this.run(
+      'No shard lease could be renewed',
+      `with mine as (
+         select shard from ${q}.shard_leases where owner = $1 order by shard for update
+       )
+       update ${q}.shard_leases as l
+       set expires_at = now() + $2::bigint * interval '1 millisecond'
+       from mine
+       where l.shard = mine.shard
+       returning ${leaseColumns('l')}`,
+      [hostId, leaseMs],
+    );
+    return result.rows.map(leaseOf).sort(byShard);
+  }
+
+  /**
+   * Frees those of `shards` that `hostId` owns (the next owner, this Host included, gets a new
+   * epoch) and answers which were freed, in order; a shard it does not own is left alone.
+   *
+   * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
+   *   database cannot be reached or did not answer.
+   */
+  async release(hostId: string, shards: readonly number[]): Promise<number[]> {
+    checkHostId(hostId);
+    if (!Array.isArray(shards) || !shards.every(isShard)) {
+      throw invalid(`release takes a list of shards, whole numbers 0-${SESSION_GROUPS - 1}, not ${JSON.stringify(shards)}.`);
+    }
+    if (shards.length === 0) return [];
+    const q = this.quoted;
+    const result = await this.run(
+      'No shard lease could be released',
+      `with mine as (
+         select shard from ${q}.shard_leases where owner = $1 and shard = any($2::smallint[]) order by shard for update
+       )
+       update ${q}.shard_leases as l
+       set owner = null, expires_at = '-infinity'
+       from mine
+       where l.shard = mine.shard
+       returning l.shard`,
+      [hostId, [...new Set(shards)]],
+    );
+    return result.rows.map((r) => Number(r.shard)).sort((a, b) => a - b);
+  }
+
+  /**
+   * The leases `hostId` holds now (owned and not expired), by shard.
+   *
+   * @throws ScheduleError `internal_error` for a bad host id; `persistence_uncertain` when the
+   *   database cannot be reached.
+   */
+  async held(hostId: string): Promise<ShardLease[]> {
+    checkHostId(hostId);
+    const result = await this.run(
+      'The shard leases could not be read',
+      `select ${leaseColumns('l')} from ${this.quoted}.shard_leases as l where owner = $1 and expires_at > now() order by shard`,
+      [hostId],
+    );
+    return result.rows.map(leaseOf);
+  }
+
+  private migrated(): Promise<void> {
+    this.ready ??= this.withClient('The shard leases could not open their schema', async (client) => {
+      await migrate(client, this.schema);
+    }).catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  private async run(what: string, text: string, values: readonly unknown[]): Promise<SqlResult> {
+    await this.migrated();
+    return this.withClient(what, (client) => client.query(text, values));
+  }
+
+  private async withClient<T>(what: string, work: (client: SqlClient) => Promise<T>): Promise<T> {
+    let client: SqlClient;
+    try {
+      client = await this.options.pool.connect();
+    } catch (error) {
+      const reason = `${what}: the database cannot be reached (${reasonOf(error)}); nothing was changed.`;
+      throw new ScheduleError('persistence_uncertain', reason, { cause: error });
+    }
+    // A pg client whose socket closes emits 'error' besides failing its query; the failure is
+    // reported through the query, so a listener must be there or the process would crash.
+    const events = client as unknown as { on?(event: 'error', fn: () => void): void; off?(event: 'error', fn: () => void): void };
+    const ignore = () => undefined;
+    events.on?.('error', ignore);
+    let broken: Error | undefined;
+    try {
+      return await work(client);
+    } catch (error) {
+      if (isScheduleError(error)) throw error;
+      if (isConnectionFailure(error)) {
+        broken = error instanceof Error ? error : new Error(String(error));
+        throw new ScheduleError(
+          'persistence_uncertain',
+          `${what}: the database connection was lost (${reasonOf(error)}); the change may or may not have been made.`,
+          { cause: error },
+        );
+      }
+      throw new ScheduleError('persistence_uncertain', `${what}: the database refused it (${reasonOf(error)}); nothing was changed.`, {
+        cause: error,
+      });
+    } finally {
+      if (broken === undefined) events.off?.('error', ignore);
+      client.release(broken);
+    }
+  }
+}
+
+/**
+ * Shard leases on the schema of a PostgreSQL storage: `shardLeases({ pool, schema })`. The
+ * schema is migrated on first use, as a storage's `open` does.
+ */
+export const shardLeases = (options: ShardLeasesOptions): ShardLeases => new ShardLeases(options);
