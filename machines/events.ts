@@ -157,7 +157,7 @@ export interface DueTasks {
 /** The input of a Session's delivery attempt. */
 export interface DeliveryRequest {
   readonly sessionId: string;
-  readonly now: number;
+  /** The due rows; the attempt reads the clock itself when it chooses their occurrences. */
   readonly rows: readonly TaskRow[];
 }
 

@@ -266,7 +266,7 @@ export const sessionMachine = setup({
       description: 'Resolve the Agent, append the messages, flush the Session.',
       invoke: {
         src: 'deliverBatch',
-        input: ({ context }) => ({ sessionId: context.sessionId, now: context.now, rows: context.inFlight, runtime: context.runtime }),
+        input: ({ context }) => ({ sessionId: context.sessionId, rows: context.inFlight, runtime: context.runtime }),
         onDone: {
           target: 'committing',
           actions: sendParent(

@@ -206,7 +206,7 @@ const deliveryAttempt = fromPromise<DeliveryOutcome, DeliveryInput>(({ input }) 
   const { sessions, clock, logger } = runtime.ports;
   return deliverBatch(
     { sessions, clock, logger, restores: runtime.restores, pendingCommits: runtime.scheduler.pendingCommits },
-    { sessionId: input.sessionId, now: input.now, rows: input.rows },
+    { sessionId: input.sessionId, rows: input.rows },
   );
 });
 
