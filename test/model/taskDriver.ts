@@ -2,14 +2,21 @@
 // the model. The task actor's own events come from the service, so each model event is realised
 // by what makes the service send it: a tick by moving the clock to the target while another
 // reminder of the Session is in flight (so the task waits, overdue, instead of starting at once);
-// the start by letting that other delivery finish (or, after a failure, by the retry); a commit or
-// a failure by ending the task's own held attempt; an update by `schedule_update`. After each step
-// it compares the task actor's state (through the inspector), the task's view, its receipts and
-// its messages with the model, and the states the inspector recorded with the path so far.
+// the start by letting that other delivery finish (and, after a failure, by the retry); a commit
+// or a failure by ending the task's own held attempt; an update by `schedule_update`; a pause, a
+// resume and a run now by `remote.pause`, `remote.resume` and `remote.trigger` — one that makes
+// the task due while another reminder is in flight, as a tick does; one during the task's attempt
+// a second after it started, while another reminder falls due behind it (that reminder then holds
+// the Session, and the tick at the kept request is the timer waking). Whenever the task is overdue
+// another reminder of its Session is in flight (after a failure too), so it waits for `start`.
+// After each step it compares the task actor's state (through the inspector), the task's view and
+// pause, its receipts (a run-now one marked manual) and its messages with the model, and the
+// states the inspector recorded with the path so far.
 import type { SnapshotFrom } from 'xstate';
-import type { TaskEvent, TaskMachine } from '../../machines/taskMachine.ts';
+import { isDueAt, type TaskEvent, type TaskMachine } from '../../machines/taskMachine.ts';
 import type { CatalogEntry, ScheduleView } from '../../src/domain/types.ts';
-import { stepOf, type TaskStep } from './taskEvents.ts';
+import type { ToolFailure } from '../../src/tools/results.ts';
+import { isManualCommit, isRequestTick, stepOf, type TaskStep, viewState } from './taskEvents.ts';
 import { RETRY_MS, SESSION, type World } from './world.ts';
 
 const MINUTE = 60_000;
@@ -43,15 +50,53 @@ export class TaskDriver {
     return entry;
   }
 
-  /** Another reminder of the Session, due before the task, whose delivery is then held in flight. */
-  private async holdTheSession(target: number): Promise<void> {
+  /** The task actor's state, through the inspector (undefined once it has ended). */
+  private actorState(): unknown {
+    return this.world.inspector.actors().find((a) => a.kind === 'task' && a.id === this.id)?.state;
+  }
+
+  /**
+   * Another reminder of the Session, due a second from now, whose delivery is then held in
+   * flight; it must come before `target` when the task falls due by it (it is then not paused,
+   * and its timer is not waiting for a retry).
+   */
+  private async holdTheSession(target?: number): Promise<void> {
     const { world } = this;
     const at = world.clock.now() + 1000;
-    expect(at, 'room for a reminder before the target').toBeLessThan(target);
+    if (target !== undefined) expect(at, 'room for a reminder before the target').toBeLessThan(target);
     await world.svc.callTool(SESSION, 'schedule_create', { title: 'Blocker', prompt: 'b', at: iso(at) });
     await world.advanceTo(iso(at));
     await world.settle();
     expect(world.sessions.held, 'the other reminder is in flight').toHaveLength(1);
+  }
+
+  /**
+   * A run-now request a second after the task's attempt started, while another reminder of the
+   * Session falls due meanwhile: it waits for the attempt, then holds the Session in turn.
+   */
+  private async requestDuringTheAttempt(): Promise<void> {
+    const { world } = this;
+    const at = iso(world.clock.now() + 1000);
+    await world.svc.callTool(SESSION, 'schedule_create', { title: 'Blocker', prompt: 'b', at });
+    await world.advanceTo(at);
+    await world.settle();
+    expect(world.sessions.held, 'only the task is in flight').toHaveLength(1);
+    expectNoFailure(await world.svc.remote.trigger({ sessionId: SESSION, id: this.id }));
+  }
+
+  /**
+   * A resume or a run-now request outside an attempt. One that makes the task due is made while
+   * another reminder of the Session is in flight (held first if none is: a pause keeps the task
+   * from falling due by its target meanwhile), and the timer wakes for the rewritten row.
+   */
+  private async rewriteRunState(event: TaskEvent, call: () => Promise<ScheduleView | ToolFailure>): Promise<void> {
+    const { world } = this;
+    if ('row' in event && isDueAt(event.row, event.now) && world.sessions.held.length === 0) {
+      const entry = await this.entry();
+      await this.holdTheSession(entry.pausedAt === undefined ? Date.parse(entry.record.scheduledAt) : undefined);
+    }
+    expectNoFailure(await call());
+    await world.clock.advance(0);
   }
 
   /** Makes the service send the task the model's event. */
@@ -60,6 +105,13 @@ export class TaskDriver {
     const step: TaskStep | undefined = stepOf(event);
     switch (step) {
       case 'tick': {
+        // A run-now request the last commit kept is queued already: the timer wakes for it (another
+        // reminder, made due during that attempt, is in flight by now).
+        if (isRequestTick(event)) {
+          expect(world.sessions.held, 'the other reminder is in flight').toHaveLength(1);
+          await world.clock.advance(0);
+          break;
+        }
         const target = Date.parse((await this.entry()).record.scheduledAt);
         if (world.sessions.held.length === 0) await this.holdTheSession(target);
         await world.advanceTo(iso(target));
@@ -67,7 +119,11 @@ export class TaskDriver {
       }
       case 'start':
         if (world.sessions.held.length > 0) world.sessions.release('ok');
-        else await world.clock.advance(RETRY_MS);
+        await world.settle();
+        // After a failure the task was not handed to the Session: it goes at once when an edit
+        // since has cleared its backoff, else at its retry.
+        if (this.actorState() === 'overdue') await world.clock.advance(0);
+        if (this.actorState() === 'overdue') await world.clock.advance(RETRY_MS);
         break;
       case 'title': {
         const reply = await world.svc.callTool(SESSION, 'schedule_update', { id: this.id, title: `Title ${++this.edits}` });
@@ -84,13 +140,30 @@ export class TaskDriver {
         expect('code' in reply ? reply.code : undefined, JSON.stringify(reply)).toBeUndefined();
         break;
       }
-      case 'commit':
+      case 'pause':
+        expectNoFailure(await world.svc.remote.pause({ sessionId: SESSION, id: this.id }));
+        break;
+      case 'resume':
+        await this.rewriteRunState(event, () => world.svc.remote.resume({ sessionId: SESSION, id: this.id }));
+        break;
+      case 'trigger':
+        if (this.actorState() === 'delivering') await this.requestDuringTheAttempt();
+        else await this.rewriteRunState(event, () => world.svc.remote.trigger({ sessionId: SESSION, id: this.id }));
+        break;
+      case 'commit': {
         this.commits++;
         world.sessions.release('ok');
+        await world.settle();
+        const receipt = (await this.entry()).lastDelivery;
+        expect(receipt?.trigger, 'the receipt of a run-now delivery says so').toBe(isManualCommit(event) ? 'manual' : undefined);
         break;
+      }
       case 'resolve':
       case 'flush':
         world.sessions.release(step);
+        await world.settle();
+        // The task waits for its retry while another reminder is in flight, as after a tick.
+        if (this.actorState() === 'overdue') await this.holdTheSession();
         break;
       default:
         throw new Error(`no realisation for ${JSON.stringify(event)}`);
@@ -114,7 +187,8 @@ export class TaskDriver {
     } else {
       expect(actor?.state, 'the task actor state').toBe(value);
       expect(actor?.target).toBe(entry.record.scheduledAt);
-      expect(view?.state, 'the view state').toBe(value === 'scheduled' ? 'scheduled' : 'overdue');
+      expect(view?.state, 'the view state').toBe(viewState(expected));
+      expect(entry.pausedAt !== undefined, 'the catalog entry shows the pause').toBe(expected.context.pausedAt !== undefined);
     }
     const page = (await world.svc.remote.history({ sessionId: SESSION, id: this.id, limit: 100 })) as { records: readonly unknown[] };
     expect(page.records, 'receipts').toHaveLength(this.commits);
@@ -126,4 +200,8 @@ export class TaskDriver {
       .map((e) => String(e.state));
     expect(collapse(recorded), 'the states the inspector recorded').toEqual(collapse(this.trail));
   }
+}
+
+function expectNoFailure(reply: ScheduleView | ToolFailure): void {
+  expect('code' in reply ? reply.code : undefined, JSON.stringify(reply)).toBeUndefined();
 }

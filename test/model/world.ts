@@ -22,7 +22,7 @@ export const SESSION = 's1';
 /** The retry backoff: long, so a failed task waits until the test moves the clock on purpose. */
 export const RETRY_MS = 3_600_000;
 
-const CONFIG: ScheduleConfig = { retry: { initialMs: RETRY_MS, maxMs: RETRY_MS }, maxWaitMs: 2 ** 31 - 1 };
+const CONFIG: ScheduleConfig = { retry: { initialMs: RETRY_MS, maxMs: RETRY_MS }, maxWaitMs: 2 ** 31 - 1, passivationHorizonMs: null };
 
 /** Storage that forwards to a real one, except that the next commit can be made to fail unwritten. */
 class FaultyStorage implements ScheduleStorage {
