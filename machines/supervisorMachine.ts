@@ -7,8 +7,9 @@
 // `schedule.close` and hears `schedule.reply` and `schedule.changed`. The effects come in through
 // the input (the Host's ports) and run in small effect actors: `openDomain` (opens the storage and
 // creates the runtime handle), the long-lived `slotRunner` (receives `slot.run`, answers
-// `slot.done`, so a slot spawns nothing), the `timer` over the injected clock (sends `clock.tick`)
-// and `closeDomain`. The stubs below throw; `scheduleSupervisor` provides the real ones. This file
+// `slot.done`, so a slot spawns nothing), the `timer` over the injected clock (sends `clock.tick`,
+// and `tasks.activate` first for passivated tasks it brings back, spawned like restored ones) and
+// `closeDomain`. The stubs below throw; `scheduleSupervisor` provides the real ones. This file
 // holds no I/O.
 import { type AnyActorRef, assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import { ScheduleError } from '../src/domain/errors.ts';
@@ -32,6 +33,8 @@ import type { DeliveryFailedEvent, DeliveryFlushedEvent } from './sessionMachine
 export type SupervisorEvent =
   /** A call takes its place in the mailbox; its reply goes to `replyTo`, else to the parent. */
   | { readonly type: 'schedule.call'; readonly requestId: string; readonly call: ScheduleCall; readonly replyTo?: AnyActorRef }
+  /** The timer activated these passivated tasks: their actors are spawned from the rows, as restored ones are. */
+  | { readonly type: 'tasks.activate'; readonly rows: readonly TaskRow[] }
   /** The timer woke at `now` and found these tasks due. */
   | { readonly type: 'clock.tick'; readonly now: number; readonly due: readonly DueTasks[] }
   /** Drain accepted work, close the storage, then stop (status `done`). */
@@ -226,9 +229,12 @@ export const supervisorMachine = setup({
     requestClose: assign({ closeRequested: true }),
     drainTimer: sendTo('timer', { type: 'timer.drain' }),
     forwardToTimer: sendTo('timer', ({ event }) => event as DeliveryFailedEvent),
-    /** Spawns Session actors and their task actors; the rows of one Session arrive in one event. */
+    /**
+     * Spawns Session actors and their task actors — the restored rows at open, or activated
+     * passivated ones; the rows of one Session arrive in one event.
+     */
     spawnRows: enqueueActions(({ enqueue, event, self, context }) => {
-      const rows = context.runtime === null ? [] : openedRows(event);
+      const rows = context.runtime === null ? [] : event.type === 'tasks.activate' ? event.rows : openedRows(event);
       const input = { runtime: context.runtime ?? undefined };
       const routes = new GroupRoutes();
       for (const [sessionId, group] of groupBySession(rows)) {
@@ -359,6 +365,7 @@ export const supervisorMachine = setup({
       on: {
         'delivery.flushed': { actions: 'enqueueCommand' },
         'delivery.failed': { actions: 'forwardToTimer' },
+        'tasks.activate': { actions: 'spawnRows' },
         'clock.tick': { actions: 'routeDue' },
         'schedule.close': { guard: 'notClosing', actions: ['askClose', 'drainTimer'] },
         'timer.drained': { actions: 'requestClose' },

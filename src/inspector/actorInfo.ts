@@ -3,7 +3,7 @@
 // the actor's id, parent and logic, a snapshot's value and status, a task row's Session, target
 // and title, and the schedule Session an event to the supervisor concerns.
 import type { StateValue } from 'xstate';
-import type { InspectedActorKind, InspectedActorStatus } from './types.ts';
+import type { InspectedActorKind, InspectedActorStatus, InspectedPassiveTask } from './types.ts';
 
 type Bag = Readonly<Record<string, unknown>>;
 
@@ -116,4 +116,22 @@ export function eventSession(event: unknown): string | undefined {
 /** An event's type, or `unknown` for a malformed one. */
 export function eventType(event: unknown): string {
   return (isBag(event) ? stringAt(event, 'type') : undefined) ?? 'unknown';
+}
+
+/** Reads the passivated tasks of one Session (or all), at most `max`, with how many there are. */
+export type PassiveTasksReader = (
+  sessionId: string | undefined,
+  max: number,
+) => { readonly tasks: readonly InspectedPassiveTask[]; readonly total: number };
+
+/**
+ * The passivated tasks of a supervisor, read from its context's runtime handle when that handle
+ * offers them (`passivatedTasks(sessionId, max)`); undefined otherwise.
+ */
+export function passiveTasksSource(context: unknown): PassiveTasksReader | undefined {
+  if (!isBag(context) || !isBag(context.runtime)) return undefined;
+  const runtime = context.runtime;
+  const read = runtime.passivatedTasks;
+  if (typeof read !== 'function') return undefined;
+  return (sessionId, max) => read.call(runtime, sessionId, max) as ReturnType<PassiveTasksReader>;
 }

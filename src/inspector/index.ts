@@ -9,6 +9,7 @@ export type {
   InspectedActor,
   InspectedActorKind,
   InspectedActorStatus,
+  InspectedPassiveTask,
   InspectorEntry,
   InspectorEntryType,
   InspectorFilter,

@@ -2,13 +2,24 @@
 // events (`@xstate.actor`, `@xstate.event`, `@xstate.snapshot`, `@xstate.microstep`,
 // `@xstate.action`) and keeps the live actor tree — supervisor, Session actors, task actors and
 // the effects they run — with each actor's state, status and last event (and a task's target and
-// title), plus a bounded ring of recent entries. Views are filtered by Session, serialised with
+// title), plus a bounded ring of recent entries. Passivated tasks — active tasks kept only as
+// their row — have no actor; the view lists them apart, read from the supervisor's runtime. Views are filtered by Session, serialised with
 // superjson, and streamed to subscribers as updates. A closed service's supervisor is not torn
 // down actor by actor, so when it reaches `closed` its descendants are dropped here; `reset()`
 // clears everything and `detach()` stops recording.
 import superjson, { type SuperJSONResult } from 'superjson';
 import type { InspectionEvent, StateValue } from 'xstate';
-import { actorKey, contextSession, eventSession, eventType, identifyActor, snapshotFacts, taskFacts } from './actorInfo.ts';
+import {
+  actorKey,
+  contextSession,
+  eventSession,
+  eventType,
+  identifyActor,
+  type PassiveTasksReader,
+  passiveTasksSource,
+  snapshotFacts,
+  taskFacts,
+} from './actorInfo.ts';
 import { type ActorRecord, ActorTree } from './actorTree.ts';
 import { EventRing } from './eventRing.ts';
 import type { ScheduleInspectionEvent } from './inspectionEvent.ts';
@@ -48,6 +59,8 @@ export interface ScheduleInspector {
 }
 
 const DEFAULT_CAPACITY = 500;
+/** How many passivated tasks a view lists at most (a schedule may hold a million). */
+const MAX_PASSIVATED_LISTED = 1_000;
 const DEFAULT_RECORD: readonly InspectorEntryType[] = ['actor', 'event', 'snapshot'];
 
 const sameValue = (a: StateValue | undefined, b: StateValue | undefined): boolean =>
@@ -66,6 +79,8 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
   const listeners = new Map<(update: InspectorUpdate) => void, string | undefined>();
   let seq = 0;
   let attached = true;
+  /** Reads the passivated tasks of the inspected supervisor (while it runs). */
+  let passiveTasks: PassiveTasksReader | undefined;
 
   function publish(update: InspectorUpdate, session?: string): void {
     for (const [listener, wanted] of [...listeners]) {
@@ -124,6 +139,8 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
       actor.title = task.title;
     } else if (actor.kind === 'session' && actor.session === undefined) {
       actor.session = contextSession(facts.context);
+    } else if (actor.kind === 'supervisor') {
+      passiveTasks = facts.status === 'active' && actor.state !== 'closed' ? passiveTasksSource(facts.context) : undefined;
     }
     if (facts.status !== 'active') tree.remove(actor.key);
     const changed = before.status !== actor.status || !sameValue(before.state, actor.state);
@@ -189,12 +206,16 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
     return ring.toArray(sessionId === undefined ? undefined : (entry) => entry.session === sessionId, limit);
   };
 
-  const view = (filter: InspectorFilter = {}): InspectorView => ({
-    actors: tree.list(filter.sessionId),
-    events: events(filter),
-    counts: tree.counts(),
-    ring: { capacity: ring.capacity, dropped: ring.dropped },
-  });
+  const view = (filter: InspectorFilter = {}): InspectorView => {
+    const passive = passiveTasks?.(filter.sessionId, MAX_PASSIVATED_LISTED) ?? { tasks: [], total: 0 };
+    return {
+      actors: tree.list(filter.sessionId),
+      events: events(filter),
+      ...(passive.total === 0 ? {} : { passivated: [...passive.tasks], passivatedCount: passive.total }),
+      counts: tree.counts(),
+      ring: { capacity: ring.capacity, dropped: ring.dropped },
+    };
+  };
 
   return {
     inspect(event) {
@@ -218,12 +239,14 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
       };
     },
     reset() {
+      passiveTasks = undefined;
       tree.clear();
       ring.clear();
       publish({ type: 'reset' });
     },
     detach() {
       attached = false;
+      passiveTasks = undefined;
       tree.clear();
       ring.clear();
       listeners.clear();

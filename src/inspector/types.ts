@@ -38,6 +38,20 @@ export interface InspectedActor {
   readonly src?: string;
 }
 
+/**
+ * An active task kept only as its row (passivated: due beyond the service's horizon, or paused):
+ * it has no actor until it nears its due instant.
+ */
+export interface InspectedPassiveTask {
+  readonly id: string;
+  /** The schedule Session the task belongs to. */
+  readonly session: string;
+  readonly state: 'passivated';
+  /** The committed next target (`record.scheduledAt`). */
+  readonly target: string;
+  readonly title: string;
+}
+
 /** Which inspection events the ring can hold (the `@xstate.` prefix dropped). */
 export type InspectorEntryType = 'actor' | 'event' | 'snapshot' | 'microstep' | 'action';
 
@@ -79,6 +93,10 @@ export interface InspectorView {
   readonly actors: readonly InspectedActor[];
   /** Recent entries, oldest first. */
   readonly events: readonly InspectorEntry[];
+  /** Passivated tasks (present when there are any): at most 1,000 of them, in no set order. */
+  readonly passivated?: readonly InspectedPassiveTask[];
+  /** How many tasks are passivated (of the filter's Session), with `passivated`. */
+  readonly passivatedCount?: number;
   /** Live actors by kind (before filtering). */
   readonly counts: Readonly<Record<InspectedActorKind, number>>;
   /** Ring size and how many entries it has dropped since the last reset. */

@@ -124,10 +124,16 @@ export function planResume(ctx: SlotContext, sessionId: string, id: unknown): Sl
   return planPut(ctx, row, resumeRow(row, ctx.now));
 }
 
-/** Asks for one extra delivery of an active task, as soon as its Session can take it. */
+/**
+ * Asks for one extra delivery of an active task, as soon as its Session can take it. When a
+ * request already waits (its delivery failed and waits for a retry), nothing is written and that
+ * delivery is tried again at once.
+ */
 export function planTrigger(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
   const row = activeRowOf(ctx, sessionId, id, 'run now');
-  return planPut(ctx, row, triggerRow(row, ctx.now));
+  const next = triggerRow(row, ctx.now);
+  if (next === row) return { reply: resolved(viewOf(ctx, row)), retryNow: [row.record.id] };
+  return planPut(ctx, row, next);
 }
 
 /** Deletes a task of the Session (active or inactive) with its history. */

@@ -17,6 +17,8 @@ export interface SlotPlan {
   readonly failedIds?: readonly string[];
   /** Where and why they failed (their failure status). */
   readonly failureCauses?: readonly FailureCause[];
+  /** Tasks to try again at once, their backoff forgotten (run now on a task whose request already waits). */
+  readonly retryNow?: readonly string[];
   /** Tasks to park: tried again only on an unrelated wake or a restart. */
   readonly parkIds?: readonly string[];
   /** Problems to log as errors when the slot runs (the plan itself is pure). */

@@ -20,6 +20,8 @@ export interface ScheduleConfig {
   readonly retry?: RetryPolicy | false;
   readonly maxWaitMs?: number;
   readonly maxConcurrentRestores?: number;
+  /** Tasks due further ahead than this are kept as rows without a live actor; `null` keeps every task live. */
+  readonly passivationHorizonMs?: number | null;
 }
 
 export interface ResolvedConfig {
@@ -27,13 +29,23 @@ export interface ResolvedConfig {
   readonly retry: RetryPolicy | false;
   readonly maxWaitMs: number;
   readonly maxConcurrentRestores: number;
+  /** The passivation horizon (ms), or null when every active task keeps a live actor. */
+  readonly passivationHorizonMs: number | null;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { initialMs: 5_000, maxMs: 300_000 };
 export const DEFAULT_MAX_WAIT_MS = 60_000;
 export const DEFAULT_MAX_CONCURRENT_RESTORES = 8;
+export const DEFAULT_PASSIVATION_HORIZON_MS = 3_600_000;
 
-const CONFIG_KEYS = ['deliveryHistoryDays', 'deliveryHistoryRecords', 'retry', 'maxWaitMs', 'maxConcurrentRestores'];
+const CONFIG_KEYS = [
+  'deliveryHistoryDays',
+  'deliveryHistoryRecords',
+  'retry',
+  'maxWaitMs',
+  'maxConcurrentRestores',
+  'passivationHorizonMs',
+];
 
 function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
@@ -75,6 +87,10 @@ export function resolveConfig(config: unknown): ResolvedConfig {
     retry: retryPolicy(c.retry),
     maxWaitMs: integer(c.maxWaitMs, 'maxWaitMs', 1, MAX_TIMER_MS, DEFAULT_MAX_WAIT_MS),
     maxConcurrentRestores: integer(c.maxConcurrentRestores, 'maxConcurrentRestores', 1, 10_000, DEFAULT_MAX_CONCURRENT_RESTORES),
+    passivationHorizonMs:
+      c.passivationHorizonMs === null
+        ? null
+        : integer(c.passivationHorizonMs, 'passivationHorizonMs', 0, Number.MAX_SAFE_INTEGER, DEFAULT_PASSIVATION_HORIZON_MS),
   };
 }
 

@@ -6,7 +6,14 @@
 // the other effect actors (the slot runner, the timer, each Session's delivery attempt, the close)
 // receive as input.
 import { fromCallback, fromPromise } from 'xstate';
-import type { DeliveryInput, DeliveryOutcome, ScheduleReplyBody, ScheduleReplyError, SupervisorRuntime } from '../../machines/events.ts';
+import type {
+  ActorEffect,
+  DeliveryInput,
+  DeliveryOutcome,
+  ScheduleReplyBody,
+  ScheduleReplyError,
+  SupervisorRuntime,
+} from '../../machines/events.ts';
 import { sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
 import { sessionMachine } from '../../machines/sessionMachine.ts';
 import {
@@ -21,6 +28,7 @@ import {
 import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
 import { systemClock } from '../adapters/systemClock.ts';
 import { dueAtMs } from '../domain/due.ts';
+import type { TaskRow } from '../domain/types.ts';
 import type { SlotReply } from '../planning/slotPlan.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
 import { Activity } from './activity.ts';
@@ -46,6 +54,15 @@ interface Ports {
 }
 
 type TimerSink = (event: SupervisorEvent) => void;
+
+/** A passivated task as the inspector lists it. */
+interface PassivatedTask {
+  readonly id: string;
+  readonly session: string;
+  readonly state: 'passivated';
+  readonly target: string;
+  readonly title: string;
+}
 
 /** The effects of one supervisor: what its effect actors share. */
 export class ScheduleRuntime implements SupervisorRuntime {
@@ -77,7 +94,47 @@ export class ScheduleRuntime implements SupervisorRuntime {
         this.activity.begin();
         this.sink({ type: 'delivery.flushed', sessionId, outcome });
       },
+      rowOf: (id) => table.get(id),
+      onActivate: (rows) => this.sink?.({ type: 'tasks.activate', rows }),
     });
+  }
+
+  /**
+   * A slot's effects without those of passivated tasks: their rows are committed and queued, but
+   * no actor is spawned or told (a change that brings a task within the horizon has already made
+   * it live, so its put spawns it).
+   */
+  liveEffects(effects: readonly ActorEffect[]): readonly ActorEffect[] {
+    const scheduler = this.scheduler;
+    if (scheduler.passiveCount === 0) return effects;
+    const out: ActorEffect[] = [];
+    for (const effect of effects) {
+      if (effect.type === 'put') {
+        if (!scheduler.isPassive(effect.row.record.id)) out.push(effect);
+      } else if (effect.type === 'spawn') {
+        const rows = effect.rows.filter((row) => !scheduler.isPassive(row.record.id));
+        if (rows.length === effect.rows.length) out.push(effect);
+        else if (rows.length > 0) out.push({ type: 'spawn', rows });
+      } else out.push(effect);
+    }
+    return out;
+  }
+
+  /**
+   * The passivated tasks as an inspector lists them — of one Session, or all — at most `max` of
+   * them, with how many there are (the supervisor's context holds this handle).
+   */
+  passivatedTasks(sessionId: string | undefined, max: number): { tasks: PassivatedTask[]; total: number } {
+    const tasks: PassivatedTask[] = [];
+    let total = 0;
+    for (const id of this.scheduler.passivated()) {
+      const row = this.table.get(id);
+      if (row === undefined || (sessionId !== undefined && row.sessionId !== sessionId)) continue;
+      total++;
+      if (tasks.length < max)
+        tasks.push({ id, session: row.sessionId, state: 'passivated', target: row.record.scheduledAt, title: row.record.title });
+    }
+    return { tasks, total };
   }
 
   get slotDeps(): SlotRunnerDeps {
@@ -144,8 +201,12 @@ const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) 
   const table = new TaskTable(await storage.open());
   warnOfDriftAtOpen(table.activeRowsAll(), table.tzdata, ports.logger);
   const runtime = new ScheduleRuntime(ports, table);
-  const activeRows = [...table.activeRowsAll()];
-  for (const row of activeRows) runtime.scheduler.track(row);
+  // Every active row is queued; only those due within the passivation horizon get an actor now.
+  const { scheduler } = runtime;
+  scheduler.trackRestored(table.activeRowsAll());
+  const activeRows: TaskRow[] = [];
+  if (scheduler.passiveCount === 0) activeRows.push(...table.activeRowsAll());
+  else for (const row of table.activeRowsAll()) if (!scheduler.isPassive(row.record.id)) activeRows.push(row);
   return { activeRows, runtime };
 });
 
@@ -154,7 +215,8 @@ const slotRunner = fromCallback<SlotRunEvent, RuntimeInput>(({ input, sendBack, 
   receive((event) => {
     const count = event.commands.length;
     void runSlot(runtime.slotDeps, event.commands).then((outcome) => {
-      sendBack({ type: 'slot.done', outcome: { ...outcome, reply: replyBody(outcome.reply) }, count });
+      const effects = runtime.liveEffects(outcome.effects);
+      sendBack({ type: 'slot.done', outcome: { ...outcome, effects, reply: replyBody(outcome.reply) }, count });
       // Internal commands are delivery commits: the attempt that began in deliverBatch ends here.
       for (const command of event.commands) if (command.requestId === null) runtime.activity.end();
     });

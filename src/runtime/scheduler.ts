@@ -11,6 +11,17 @@
 // when it comes the write is retried — the task is not handed to its Session, whatever its target.
 // Any successful write retries the waiting receipts at once (the storage works again); an edit of
 // the task keeps the receipt waiting; deleting or ending the task drops it.
+//
+// Passivation: with a horizon set (`passivationHorizonMs`), an active task first tracked while its
+// due instant lies beyond now + horizon — or that has none (paused, not run now) — is passivated:
+// it is kept only as its row, without a task actor. Passivated tasks wait in a second queue keyed
+// by their activation time, due − horizon (those without a due instant in a set); the same timer
+// wakes for the earlier of both queues, and a wake first activates every passivated task whose
+// activation time has come — it joins the due queue at its due instant and its row is handed out
+// to be spawned, as a restored task is — and only then takes the due tasks, so a clock that jumps
+// far ahead activates a task and delivers it in the same wake. A committed change that brings a
+// passivated task within the horizon activates it at once; a live task stays live whatever its
+// row becomes, until it is deleted or ends.
 
 import type { DeliveryOutcome, DueTasks, FailureCause } from '../../machines/events.ts';
 import { dueAtMs } from '../domain/due.ts';
@@ -39,6 +50,10 @@ export interface SchedulerOptions {
   readonly onDue: (now: number, due: DueTasks[]) => void;
   /** Receives pending receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
   readonly onCommitDue: (sessionId: string, outcome: DeliveryOutcome) => void;
+  /** The committed row of a task (undefined once it is gone). */
+  readonly rowOf: (id: string) => TaskRow | undefined;
+  /** Receives the rows of passivated tasks whose activation time has come, to spawn their actors. */
+  readonly onActivate: (rows: readonly TaskRow[]) => void;
 }
 
 export class Scheduler {
@@ -55,6 +70,16 @@ export class Scheduler {
   private armedFor: number | null = null;
   private stopped = false;
   private kickPending = false;
+  /** Active tasks with a live actor (kept only while passivation is on). */
+  private readonly live = new Set<string>();
+  /** Passivated tasks without a due instant (paused, not run now). */
+  private readonly dormant = new Set<string>();
+  /**
+   * Passivated tasks with a due instant, keyed by when they are activated (due − horizon). They
+   * join the due queue when activated: a passivated task is never attempted, so its due key would
+   * only ever be its due instant.
+   */
+  private readonly activations = new DueQueue();
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -65,6 +90,11 @@ export class Scheduler {
    */
   track(row: TaskRow): void {
     const id = row.record.id;
+    const due = dueAtMs(row);
+    if (this.place(id, due)) {
+      this.queue.delete(id);
+      return;
+    }
     if (this.pendingCommits.has(id)) return;
     this.failures.delete(id);
     this.parked.delete(id);
@@ -73,9 +103,71 @@ export class Scheduler {
       const { nextRetryAt: _, ...rest } = failure;
       this.status.set(id, rest);
     }
-    const due = dueAtMs(row);
     if (due === undefined) this.queue.delete(id);
     else this.queue.set(id, due);
+  }
+
+  /**
+   * The active rows of a freshly opened domain, none of them known yet: each is queued at its due
+   * instant and placed live or passivated, with each queue built once.
+   */
+  trackRestored(rows: Iterable<TaskRow>): void {
+    const horizon = this.options.config.passivationHorizonMs;
+    const now = this.options.clock.now();
+    for (const row of rows) {
+      const id = row.record.id;
+      const due = dueAtMs(row);
+      if (horizon === null) {
+        if (due !== undefined) this.queue.append(id, due);
+      } else if (due === undefined) this.dormant.add(id);
+      else if (due - horizon > now) this.activations.append(id, due - horizon);
+      else {
+        this.live.add(id);
+        this.queue.append(id, due);
+      }
+    }
+    this.queue.heapify();
+    this.activations.heapify();
+  }
+
+  /**
+   * Decides whether a committed active row has a live actor, and answers true when it is (still)
+   * passivated. A live task stays live; a passivated one, or one seen for the first time, is live
+   * when it falls due within the horizon.
+   */
+  private place(id: string, due: number | undefined): boolean {
+    const horizon = this.options.config.passivationHorizonMs;
+    if (horizon === null || this.live.has(id)) return false;
+    if (due !== undefined && due - horizon <= this.options.clock.now()) {
+      this.dormant.delete(id);
+      this.activations.delete(id);
+      this.live.add(id);
+      return false;
+    }
+    if (due === undefined) {
+      this.activations.delete(id);
+      this.dormant.add(id);
+    } else {
+      this.dormant.delete(id);
+      this.activations.set(id, due - horizon);
+    }
+    return true;
+  }
+
+  /** True when the active task is kept only as its row (no actor). */
+  isPassive(id: string): boolean {
+    return this.activations.has(id) || this.dormant.has(id);
+  }
+
+  /** The ids of the passivated tasks. */
+  *passivated(): Generator<string> {
+    yield* this.activations.ids();
+    yield* this.dormant;
+  }
+
+  /** How many active tasks are passivated. */
+  get passiveCount(): number {
+    return this.activations.size + this.dormant.size;
   }
 
   /** Deliveries of these tasks were committed: their failure status is cleared. */
@@ -96,6 +188,9 @@ export class Scheduler {
     this.parked.delete(id);
     this.status.delete(id);
     this.queue.delete(id);
+    this.live.delete(id);
+    this.dormant.delete(id);
+    this.activations.delete(id);
   }
 
   /**
@@ -215,6 +310,27 @@ export class Scheduler {
     this.handOutCommits(this.pendingCommits.waiting(), this.options.clock.now());
   }
 
+  /**
+   * Retry now: these tasks (waiting out a backoff, or parked) are tried again at the next wake,
+   * their backoff forgotten; a receipt waiting for its write is written again at once.
+   */
+  retryNow(ids: readonly string[]): void {
+    const commits: string[] = [];
+    for (const id of ids) {
+      if (this.isPassive(id)) continue;
+      if (this.pendingCommits.has(id)) {
+        commits.push(id);
+        continue;
+      }
+      const due = this.options.dueOf(id);
+      if (due === undefined) continue;
+      this.failures.delete(id);
+      this.parked.delete(id);
+      this.queue.set(id, due);
+    }
+    if (commits.length > 0) this.handOutCommits(commits, this.options.clock.now());
+  }
+
   /** Parks tasks whatever the retry policy: only an unrelated wake or a restart tries them again. */
   park(ids: readonly string[]): void {
     for (const id of ids) {
@@ -241,7 +357,9 @@ export class Scheduler {
   /** Arms the timer for the earliest due task (or cancels it when nothing is queued). */
   rearm(): void {
     if (this.stopped) return;
-    const earliest = this.queue.peek();
+    const due = this.queue.peek();
+    const activation = this.activations.peek();
+    const earliest = due === undefined ? activation : activation === undefined ? due : Math.min(due, activation);
     if (earliest === undefined) {
       this.cancel();
       return;
@@ -286,6 +404,7 @@ export class Scheduler {
    */
   private wake(kicked: boolean): void {
     const now = this.options.clock.now();
+    this.activate(this.activations.takeDue(now));
     const taken = this.queue.takeDue(now);
     if ((taken.length > 0 || kicked) && this.parked.size > 0) {
       taken.push(...this.parked);
@@ -306,6 +425,25 @@ export class Scheduler {
     if (commits.length > 0) this.handOutCommits(commits, now);
     if (due.length > 0) this.options.onDue(now, this.group(due));
     this.rearm();
+  }
+
+  /**
+   * Moves passivated tasks (taken from the activation queue) to live: each joins the due queue at
+   * its due instant, and their rows are handed out to be spawned — before the due tasks of the
+   * same wake are taken, so a task activated and due at once gets its actor first.
+   */
+  private activate(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const rows: TaskRow[] = [];
+    for (const id of ids) {
+      const row = this.options.rowOf(id);
+      const due = row === undefined || row.status !== 'active' ? undefined : dueAtMs(row);
+      if (row === undefined || due === undefined) continue;
+      this.live.add(id);
+      this.queue.set(id, due);
+      rows.push(row);
+    }
+    if (rows.length > 0) this.options.onActivate(rows);
   }
 
   /** Sends the waiting receipts of `ids` to be written again, one outcome per Session. */

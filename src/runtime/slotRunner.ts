@@ -158,6 +158,7 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
   if (batch === undefined) {
     deps.scheduler.commitsSettled(slot.dropped ?? []);
     retry(deps, slot);
+    if (slot.retryNow !== undefined) deps.scheduler.retryNow(slot.retryNow);
     deps.scheduler.rearm();
     return { reply: slot.reply, effects: slot.effects ?? [], changes: [] };
   }

@@ -92,6 +92,27 @@ describe('the failure status', () => {
   });
 });
 
+describe('run now on a run-now delivery that failed', () => {
+  it('writes nothing and tries the waiting delivery again at once, not after its backoff', async () => {
+    const h = await harness({ start: T0, config: { retry: { initialMs: 60_000, maxMs: 60_000 } } });
+    const task = await create(h, 's1', { every_seconds: 3600 });
+    h.sessions.failNext('s1', 'flush');
+    await h.svc.remote.trigger({ sessionId: 's1', id: task.id });
+    await tick(h, 0);
+    expect((await entryOf(h, task.id)).failure).toMatchObject({ attempts: 1, stage: 'flush', nextRetryAt: plus(MINUTE) });
+    const changes = h.changes.length;
+    await tick(h, 5 * SECOND);
+    await h.svc.remote.trigger({ sessionId: 's1', id: task.id });
+    await tick(h, 0);
+    expect(h.changes.length).toBe(changes + 1); // the delivery's commit only: the second request wrote nothing
+    expect(h.sessions.messages('s1')).toHaveLength(1);
+    const entry = await entryOf(h, task.id);
+    expect(entry.failure).toBeUndefined();
+    // The receipt keeps the instant of the request it answers.
+    expect(entry.lastDelivery).toMatchObject({ trigger: 'manual', scheduledAt: T0, deliveredAt: plus(5 * SECOND) });
+  });
+});
+
 describe('pause and run now meeting other work', () => {
   it('a paused task keeps its failure status until a delivery commits', async () => {
     const h = await harness({ start: T0, config: { retry: { initialMs: 1000, maxMs: 8000 } } });
