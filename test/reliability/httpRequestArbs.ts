@@ -105,7 +105,23 @@ const aimed = (method: string, path: string, how: string, targetsB: boolean, bod
 /** A request to one of Session A's routes. */
 export const aimedRequest: fc.Arbitrary<Aimed> = fc
   .record({
-    route: fc.constantFrom('tool', 'tool', 'tool', 'list', 'get', 'history', 'preview', 'transcript', 'patch', 'patch', 'delete', 'delete'),
+    route: fc.constantFrom(
+      'tool',
+      'tool',
+      'tool',
+      'list',
+      'get',
+      'history',
+      'preview',
+      'transcript',
+      'patch',
+      'patch',
+      'delete',
+      'delete',
+      'pause',
+      'resume',
+      'trigger',
+    ),
     tool: fc.constantFrom('schedule_delete', 'schedule_update', 'schedule_list', 'schedule_create', 'schedule%5Fdelete', 'SCHEDULE_DELETE'),
     session: sessionSegment,
     idSegment,
@@ -144,6 +160,10 @@ export const aimedRequest: fc.Arbitrary<Aimed> = fc
         const body = { expected, title: 'taken', ...(c === undefined ? {} : { change: c }) };
         return aimed('PATCH', task, how, segTargetsB, bodyText(body, how));
       }
+      case 'pause':
+      case 'resume':
+      case 'trigger':
+        return aimed('POST', `${task}/${route}`, how, segTargetsB, bodyText({}, how));
       default:
         return aimed('DELETE', task, how, segTargetsB);
     }
@@ -158,6 +178,8 @@ const writeTargets: ReadonlyArray<Omit<RawRequest, 'headers'>> = [
   { method: 'PATCH', path: '/api/sessions/B/tasks/sch_9', body: JSON.stringify({ expected: RECORDS.get('sch_9'), title: 'x' }) },
   { method: 'DELETE', path: '/api/sessions/A/tasks/sch_3' },
   { method: 'DELETE', path: '/api/sessions/B/tasks/sch_10' },
+  { method: 'POST', path: '/api/sessions/B/tasks/sch_9/pause' },
+  { method: 'POST', path: '/api/sessions/B/tasks/sch_9/trigger' },
   { method: 'POST', path: '/api/test/clock', body: JSON.stringify({ advanceMs: 30 * 86_400_000 }) },
 ];
 /** Reads, refused too when the Host header is foreign. */

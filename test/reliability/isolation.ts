@@ -1,6 +1,7 @@
 // Isolation between Sessions as a property. Session B holds tasks of every kind with saved
 // delivery history; fast-check generates sequences of calls made on behalf of Session A — the
-// four model tools, the remote namespace with A's Session id, and archive admission — aimed at
+// four model tools (with pauses), the remote namespace with A's Session id (pause, resume and run
+// now included), and archive admission — aimed at
 // B's task ids, at near misses of them (padding, case, leading zeros, a NUL) and at A's own
 // tasks. No call may list, update or delete a task of B: every answer that names a task of B or
 // quotes its prompt is a failure, and after the sequence B's rows in the stored document — record,
@@ -43,6 +44,8 @@ type Call =
   | { readonly op: 'create'; readonly timing: Record<string, unknown> }
   | { readonly op: 'list' }
   | { readonly op: 'update'; readonly id: string; readonly change: Record<string, unknown> | undefined }
+  | { readonly op: 'pauseTool'; readonly id: string; readonly paused: boolean }
+  | { readonly op: 'remoteRunState'; readonly id: string; readonly method: 'pause' | 'resume' | 'trigger' }
   | { readonly op: 'delete'; readonly id: string }
   | { readonly op: 'remoteUpdate'; readonly id: string; readonly change: Record<string, unknown> | undefined }
   | { readonly op: 'remoteDelete'; readonly id: string }
@@ -56,6 +59,13 @@ const callArb: fc.Arbitrary<Call> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'list' as const }) },
   { weight: 4, arbitrary: fc.tuple(aimedIds, change).map(([id, c]) => ({ op: 'update' as const, id, change: c })) },
   { weight: 3, arbitrary: aimedIds.map((id) => ({ op: 'delete' as const, id })) },
+  { weight: 2, arbitrary: fc.tuple(aimedIds, fc.boolean()).map(([id, paused]) => ({ op: 'pauseTool' as const, id, paused })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(aimedIds, fc.constantFrom('pause' as const, 'resume' as const, 'trigger' as const))
+      .map(([id, method]) => ({ op: 'remoteRunState' as const, id, method })),
+  },
   { weight: 2, arbitrary: fc.tuple(aimedIds, change).map(([id, c]) => ({ op: 'remoteUpdate' as const, id, change: c })) },
   { weight: 2, arbitrary: aimedIds.map((id) => ({ op: 'remoteDelete' as const, id })) },
   { weight: 2, arbitrary: aimedIds.map((id) => ({ op: 'remoteHistory' as const, id })) },
@@ -79,6 +89,10 @@ async function perform(svc: ScheduleService, call: Call): Promise<unknown> {
       );
     case 'delete':
       return svc.callTool(A, 'schedule_delete', { id: call.id });
+    case 'pauseTool':
+      return svc.callTool(A, 'schedule_update', { id: call.id, paused: call.paused });
+    case 'remoteRunState':
+      return svc.remote[call.method]({ sessionId: A, id: call.id });
     case 'remoteUpdate': {
       // The attacker even knows B's exact record, as a stale UI might.
       const expected: ScheduleRecord | undefined = B_RECORDS.get(call.id);
