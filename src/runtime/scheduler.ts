@@ -199,7 +199,6 @@ export class Scheduler {
    * that target.
    */
   failed(ids: readonly string[], now: number, causes: readonly FailureCause[] = []): void {
-    const policy = this.options.config.retry;
     const causeOf = new Map<string, FailureCause>();
     for (const cause of causes) for (const id of cause.ids) causeOf.set(id, cause);
     const retries = new Map<FailureCause | undefined, { ids: string[]; nextRetryAt?: string; attempt: number }>();
@@ -215,14 +214,7 @@ export class Scheduler {
       }
       const attempt = (this.failures.get(id) ?? 0) + 1;
       this.failures.set(id, attempt);
-      let retryAt: number | undefined;
-      if (policy === false) {
-        this.queue.delete(id);
-        this.parked.add(id);
-      } else {
-        retryAt = now + retryDelay(policy, attempt);
-        this.queue.set(id, retryAt);
-      }
+      const retryAt = this.retryOrPark(id, attempt, now);
       const cause = causeOf.get(id);
       const failure = this.noteFailure(id, now, cause?.stage ?? 'resolve', cause?.message ?? UNEXPLAINED_FAILURE, retryAt);
       const group = retries.get(cause) ?? { ids: [], attempt: failure.attempts };
@@ -262,7 +254,6 @@ export class Scheduler {
    * (or park it with retry disabled). Their tasks are not delivered meanwhile.
    */
   commitFailed(commits: readonly PendingCommit[], now: number, error?: unknown): void {
-    const policy = this.options.config.retry;
     const message = error instanceof Error ? error.message : error === undefined ? UNEXPLAINED_FAILURE : String(error);
     for (const commit of commits) {
       const id = commit.reminder.id;
@@ -270,16 +261,21 @@ export class Scheduler {
       this.failures.delete(id);
       const attempt = (this.commitFailures.get(id) ?? 0) + 1;
       this.commitFailures.set(id, attempt);
-      let retryAt: number | undefined;
-      if (policy === false) {
-        this.queue.delete(id);
-        this.parked.add(id);
-      } else {
-        retryAt = now + retryDelay(policy, attempt);
-        this.queue.set(id, retryAt);
-      }
-      this.noteFailure(id, now, 'commit', message, retryAt);
+      this.noteFailure(id, now, 'commit', message, this.retryOrPark(id, attempt, now));
     }
+  }
+
+  /** Queues the task's `attempt`-th retry on the backoff and answers its instant, or parks it (retry off). */
+  private retryOrPark(id: string, attempt: number, now: number): number | undefined {
+    const policy = this.options.config.retry;
+    if (policy === false) {
+      this.queue.delete(id);
+      this.parked.add(id);
+      return undefined;
+    }
+    const retryAt = now + retryDelay(policy, attempt);
+    this.queue.set(id, retryAt);
+    return retryAt;
   }
 
   /** These receipts were written (or their task is gone): forget them. */
