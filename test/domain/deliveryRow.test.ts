@@ -3,17 +3,10 @@
 import { applyDelivery, receiptOf } from '../../src/domain/deliveryRow.ts';
 import { countOccurrences, MISSED_COUNT_LIMIT } from '../../src/domain/recurrence.ts';
 import { DEFAULT_RETENTION } from '../../src/domain/retention.ts';
-import type { ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
+import type { ScheduleRecord } from '../../src/domain/types.ts';
+import { activeRow, at, EVERY_MINUTE } from './rowFixtures.ts';
 
-const at = (iso: string) => Date.parse(iso);
-const every: ScheduleRecord = {
-  id: 'sch_1',
-  kind: 'every',
-  title: 't',
-  prompt: 'p',
-  scheduledAt: '2030-01-01T08:01:00.000Z',
-  everySeconds: 60,
-};
+const every = EVERY_MINUTE;
 const cron: ScheduleRecord = {
   id: 'sch_2',
   kind: 'cron',
@@ -31,7 +24,7 @@ const after: ScheduleRecord = {
   scheduledAt: '2030-01-01T09:00:00.000Z',
   afterSeconds: 3600,
 };
-const rowOf = (record: ScheduleRecord, extra: Partial<TaskRow> = {}): TaskRow => ({ sessionId: 's1', status: 'active', record, ...extra });
+const rowOf = activeRow;
 const ack = (record: ScheduleRecord, occurrence: string, extra: { trigger?: 'manual' } = {}) => ({
   occurrence: at(occurrence),
   messageId: 'm1',

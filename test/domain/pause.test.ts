@@ -1,17 +1,10 @@
 // Pause, resume and run now as pure row changes, and when a row is due.
 import { dueAtMs, isDueAt } from '../../src/domain/due.ts';
 import { pauseRow, resumeRow, triggerRow } from '../../src/domain/pause.ts';
-import type { ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
+import type { ScheduleRecord } from '../../src/domain/types.ts';
+import { activeRow, at, EVERY_MINUTE } from './rowFixtures.ts';
 
-const at = (iso: string) => Date.parse(iso);
-const every: ScheduleRecord = {
-  id: 'sch_1',
-  kind: 'every',
-  title: 't',
-  prompt: 'p',
-  scheduledAt: '2030-01-01T08:01:00.000Z',
-  everySeconds: 60,
-};
+const every = EVERY_MINUTE;
 const daily: ScheduleRecord = {
   id: 'sch_2',
   kind: 'daily',
@@ -29,7 +22,7 @@ const after: ScheduleRecord = {
   scheduledAt: '2030-01-01T08:01:00.000Z',
   afterSeconds: 60,
 };
-const rowOf = (record: ScheduleRecord, extra: Partial<TaskRow> = {}): TaskRow => ({ sessionId: 's1', status: 'active', record, ...extra });
+const rowOf = activeRow;
 
 describe('pause and resume', () => {
   it('pausing records the instant; pausing again keeps the first one and the same row', () => {

@@ -150,3 +150,23 @@ export function postgresHarness(options: (schema: string) => PostgresStorageOpti
 
 /** A fresh in-process PGlite database. */
 export const newPglite = async (): Promise<PGlite> => PGlite.create();
+
+/** One PGlite database for a test file: opened before its tests, schemas dropped after each, closed at the end. */
+export function usePglite(): { readonly pool: SqlPool; readonly schemas: string[] } {
+  let db: PGlite | undefined;
+  let pool: SqlPool | undefined;
+  const schemas: string[] = [];
+  beforeAll(async () => {
+    db = await newPglite();
+    pool = pglitePool(db);
+  });
+  afterEach(() => (pool === undefined ? undefined : dropSchemas(pool, schemas)));
+  afterAll(() => db?.close());
+  return {
+    get pool(): SqlPool {
+      if (pool === undefined) throw new Error('the PGlite database is opened before the tests run');
+      return pool;
+    },
+    schemas,
+  };
+}

@@ -1,19 +1,8 @@
 // Shard leases and fenced commits on PGlite (PostgreSQL in WebAssembly, in process), so they run
 // wherever `npm test` does; `npm run test:postgres` runs the same suite against a real server.
-import type { PGlite } from '@electric-sql/pglite';
-import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { dropSchemas, newPglite, pglitePool } from './postgresHarness.ts';
+import { usePglite } from './postgresHarness.ts';
 import { describeShardLeases } from './postgresLeases.ts';
 
-let db: PGlite;
-let pool: SqlPool;
-const schemas: string[] = [];
+const db = usePglite();
 
-beforeAll(async () => {
-  db = await newPglite();
-  pool = pglitePool(db);
-});
-afterEach(() => dropSchemas(pool, schemas));
-afterAll(() => db.close());
-
-describeShardLeases('PGlite', () => ({ pool, admin: pool, schemas }));
+describeShardLeases('PGlite', () => ({ pool: db.pool, admin: db.pool, schemas: db.schemas }));
