@@ -11,6 +11,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Clock, Logger, ScheduleConfig, ScheduleInspector, ScheduleService } from '../src/index.ts';
 import { createManualClock, type ManualClock } from '../src/testing.ts';
+import type { HostDatabaseOptions } from './database.ts';
 import { isWildcardAddress } from './http/allowedHosts.ts';
 import { createHostApp } from './http/app.ts';
 import { hostIdentity } from './http/requestGuards.ts';
@@ -51,6 +52,8 @@ export interface HostOptions {
   readonly demoAgent?: boolean;
   /** A WebSocket server (the Stately Inspector's relay) that also gets the inspection events; off unless given. */
   readonly inspectWs?: string;
+  /** Keep the schedule and the Sessions' transcripts in PostgreSQL (database.ts) instead of `dataDir`. */
+  readonly database?: HostDatabaseOptions;
 }
 
 /** A running Host. */
@@ -104,6 +107,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
     ...(options.config === undefined ? {} : { config: options.config }),
     ...(options.demoAgent === undefined ? {} : { demoAgent: options.demoAgent }),
     ...(options.inspectWs === undefined ? {} : { inspectWs: options.inspectWs }),
+    ...(options.database === undefined ? {} : { database: options.database }),
   });
   testClock?.attach(stack.service);
 

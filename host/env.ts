@@ -1,11 +1,13 @@
 // The Host's settings from the environment of `npm start`: PORT, HOST, DATA_DIR, ALLOWED_HOSTS,
 // the limits MAX_CONNECTIONS, MAX_STREAMS, STREAM_BACKLOG_BYTES and SHUTDOWN_GRACE_MS, the
-// opt-in SCHEDULE_TEST_CLOCK, and INSPECT_WS (a WebSocket server, such as the Stately Inspector's
-// relay, that gets the actor system's inspection events). Anything malformed is refused with a
-// message naming the variable, and so is a HOST that binds every interface (0.0.0.0, ::) without
-// ALLOWED_HOSTS.
+// opt-in SCHEDULE_TEST_CLOCK, INSPECT_WS (a WebSocket server, such as the Stately Inspector's
+// relay, that gets the actor system's inspection events), and DATABASE_URL (keep the schedule and
+// the transcripts in PostgreSQL, in the schema DATABASE_SCHEMA, default agent_schedule). Anything
+// malformed is refused with a message naming the variable, and so is a HOST that binds every
+// interface (0.0.0.0, ::) without ALLOWED_HOSTS.
 import { resolve } from 'node:path';
 import { DEFAULT_HOSTNAME, DEFAULT_PORT, type HostOptions } from './createHost.ts';
+import { type HostDatabaseOptions, parseDatabaseUrl, withDefaultUser } from './database.ts';
 import { isWildcardAddress, parseAllowedHosts } from './http/allowedHosts.ts';
 import type { HostLimits } from './limits.ts';
 
@@ -75,6 +77,7 @@ export function hostOptionsFromEnv(env: NodeJS.ProcessEnv): HostOptions {
     );
   const limits = limitsFromEnv(env);
   const inspectWs = env.INSPECT_WS === undefined || env.INSPECT_WS.trim() === '' ? undefined : parseInspectWs(env.INSPECT_WS);
+  const database = databaseFromEnv(env);
   return {
     dataDir: resolve(env.DATA_DIR || DEFAULT_DATA_DIR),
     port,
@@ -83,5 +86,18 @@ export function hostOptionsFromEnv(env: NodeJS.ProcessEnv): HostOptions {
     ...(Object.keys(limits).length === 0 ? {} : { limits }),
     ...(testClock === undefined ? {} : { testClock }),
     ...(inspectWs === undefined ? {} : { inspectWs }),
+    ...(database === undefined ? {} : { database }),
   };
+}
+
+/** DATABASE_URL and DATABASE_SCHEMA, or undefined without a DATABASE_URL; throws naming a malformed variable. */
+function databaseFromEnv(env: NodeJS.ProcessEnv): HostDatabaseOptions | undefined {
+  if (env.DATABASE_URL === undefined || env.DATABASE_URL.trim() === '') return undefined;
+  const url = withDefaultUser(parseDatabaseUrl(env.DATABASE_URL), env);
+  const schema = env.DATABASE_SCHEMA?.trim() || undefined;
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema))
+    throw new Error(
+      `DATABASE_SCHEMA must be a plain identifier (letters, digits and _, at most 63, not starting with a digit); got ${JSON.stringify(schema.slice(0, 100))}.`,
+    );
+  return { url, ...(schema === undefined ? {} : { schema }) };
 }

@@ -1,12 +1,16 @@
 // `npm start`: runs the reference Host with settings from the environment and logs one JSON line
-// per event on stdout (host/logger.ts: LOG_LEVEL, LOG_FORMAT=pretty): its start with its URL,
-// each delivery, each failed attempt, its stop. It shuts down cleanly on SIGINT or SIGTERM
-// (server stopped, streams ended, connections still open after the shutdown grace closed,
-// accepted work drained, service closed, exit 0). Should the shutdown still not have finished
+// per event on stdout (host/logger.ts: LOG_LEVEL, LOG_FORMAT=pretty): its start with its URL and
+// where it keeps the schedule and the transcripts (`storage`: files under DATA_DIR, or postgresql
+// with the database URL, password hidden, and the schema when DATABASE_URL is set), each
+// delivery, each failed attempt, its stop. It shuts down cleanly on SIGINT or SIGTERM (server
+// stopped, streams ended, connections still open after the shutdown grace closed, accepted work
+// drained, service closed, exit 0). Should the shutdown still not have finished
 // `STOP_MARGIN_MS` after the grace, it says so and exits 1. A second signal during shutdown exits
 // at once with 130; bad settings (a malformed variable, a wildcard HOST without ALLOWED_HOSTS)
 // exit 2; a Host that cannot start (port in use, a damaged schedule.json) says why and exits 1.
+import { DEFAULT_SCHEMA } from '../src/adapters/postgres/index.ts';
 import { createHost, type Host } from './createHost.ts';
+import { redactDatabaseUrl } from './database.ts';
 import { hostOptionsFromEnv } from './env.ts';
 import { createHostLog, type HostLogSettings, libraryLogger, logSettingsFromEnv, shortCause } from './logger.ts';
 
@@ -63,14 +67,23 @@ async function stop(signal: string): Promise<void> {
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));
 // The start is announced only once the signals are handled: a signal sent on reading it stops cleanly.
+const { database } = options;
+const where =
+  database === undefined
+    ? { storage: 'files', dataDir: options.dataDir }
+    : { storage: 'postgresql', database: redactDatabaseUrl(database.url ?? ''), schema: database.schema ?? DEFAULT_SCHEMA };
 log.info(
   {
     url: host.url,
-    dataDir: options.dataDir,
+    ...where,
     pid: process.pid,
     ...(options.testClock === undefined ? {} : { testClock: options.testClock }),
   },
-  `agent-schedule Host listening on ${host.url} (data: ${options.dataDir})`,
+  `agent-schedule Host listening on ${host.url} (${
+    where.storage === 'files'
+      ? `data: ${options.dataDir}`
+      : `schedule and transcripts in PostgreSQL: ${where.database}, schema ${where.schema}`
+  })`,
 );
 if (options.testClock !== undefined)
   log.warn({ testClock: options.testClock }, `TEST CLOCK MODE: time starts at ${options.testClock}; POST /api/test/clock moves it.`);

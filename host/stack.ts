@@ -2,7 +2,8 @@
 // `<dataDir>/schedule.json`, with file-backed Sessions under `<dataDir>/sessions/`, and a live
 // inspector of its actor system (timestamped by the stack's clock) and, when `inspectWs` names a
 // WebSocket server, the same inspection events sent to the Stately Inspector there as well
-// (statelyInspector.ts). The HTTP Host is built on
+// (statelyInspector.ts). With `database`, the schedule and the Sessions' transcripts are kept in
+// PostgreSQL instead (database.ts) and the data folder is not used. The HTTP Host is built on
 // it, and a process that only schedules and delivers (a worker, a crash test) can open it alone.
 // The storage and the Session controller the service sees can be wrapped (instrumentation, fault
 // injection) without rebuilding the stack.
@@ -21,6 +22,7 @@ import {
   type SessionController,
   systemClock,
 } from '../src/index.ts';
+import { type HostDatabaseOptions, openHostDatabase } from './database.ts';
 import { createFileSessions, type FileSessions } from './sessions/fileSessions.ts';
 import { createStatelyFeed, type StatelyFeed } from './statelyInspector.ts';
 
@@ -41,6 +43,8 @@ export interface HostStackOptions {
   readonly wrap?: HostStackWrappers;
   /** A WebSocket server (`ws://host:port`) that gets the inspection events for the Stately Inspector; off unless given. */
   readonly inspectWs?: string;
+  /** Keep the schedule and the transcripts in PostgreSQL instead of `dataDir`. */
+  readonly database?: HostDatabaseOptions;
 }
 
 /** Each receives the stack's own port and returns the one the service uses instead. */
@@ -68,11 +72,9 @@ export interface HostStack {
 /** Opens the domain and starts the service. Rejects with `corrupt_schedule_log` on a bad domain. */
 export async function openHostStack(options: HostStackOptions): Promise<HostStack> {
   const clock = options.clock ?? systemClock;
-  const sessions = createFileSessions({
-    dir: join(options.dataDir, 'sessions'),
-    now: () => clock.now(),
-    ...(options.demoAgent === undefined ? {} : { demoAgent: options.demoAgent }),
-  });
+  const sessionOptions = { now: () => clock.now(), ...(options.demoAgent === undefined ? {} : { demoAgent: options.demoAgent }) };
+  const database = options.database === undefined ? undefined : await openHostDatabase(options.database, sessionOptions);
+  const sessions = database?.sessions ?? createFileSessions({ dir: join(options.dataDir, 'sessions'), ...sessionOptions });
   const { logger } = options;
   const inspector = createScheduleInspector({
     capacity: options.inspectorCapacity ?? INSPECTOR_CAPACITY,
@@ -89,7 +91,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
             ? {}
             : { onDisconnect: (reason: string) => logger.warn(`The Stately Inspector at ${url} is not reachable (${reason}); retrying.`) }),
         });
-  const storage = jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') });
+  const storage = database?.storage ?? jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') });
   let service: ScheduleService;
   try {
     service = await createScheduleService({
@@ -108,6 +110,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
     });
   } catch (error) {
     await stately?.close();
+    await database?.close();
     throw error;
   }
   return {
@@ -119,6 +122,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
     async close() {
       await service.close();
       await sessions.close();
+      await database?.close();
       inspector.detach();
       await stately?.close();
     },

@@ -5,7 +5,9 @@
 // event — the one exception is `SupervisorRuntime`, the opaque handle of the effects, which
 // serialises to a fixed label.
 import type { AnyActorRef } from 'xstate';
+import type { AttemptFailure, RetryPolicy } from '../src/domain/retry.ts';
 import type { FailureStage, TaskRow } from '../src/domain/types.ts';
+import type { RemoteMethod, ScheduleReplyBody, ScheduleReplyEvent } from './replies.ts';
 
 /** One unit of work in the supervisor's mailbox. `requestId` is null for internal commands. */
 export interface MailboxCommand {
@@ -15,20 +17,24 @@ export interface MailboxCommand {
   readonly replyTo?: AnyActorRef;
 }
 
-/** A call a Host sends the supervisor in a `schedule.call` event. */
-export type ScheduleCall =
-  | { readonly kind: 'tool'; readonly sessionId: string; readonly name: string; readonly args: unknown; readonly signal?: AbortSignal }
-  | { readonly kind: 'remote'; readonly method: RemoteMethod; readonly request?: unknown }
-  | { readonly kind: 'archive'; readonly method: 'sessionActivity' | 'sessionStop'; readonly sessionId: string };
-
-/** What a refused call would reject with: a `ScheduleError` (`code`, `message`) or the abort reason. */
-export type ScheduleReplyError = Error & { readonly code?: string };
-
-/** How a call settles: the value its service method resolves with, or what it rejects with. */
-export type ScheduleReplyBody = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: ScheduleReplyError };
-
-/** The supervisor's answer to one `schedule.call`. */
-export type ScheduleReplyEvent = { readonly type: 'schedule.reply'; readonly requestId: string } & ScheduleReplyBody;
+/** The Host's calls and the replies they settle with (replies.ts). */
+export type {
+  ArchiveCall,
+  ArchiveMethod,
+  ArchiveReplies,
+  RemoteCall,
+  RemoteMethod,
+  RemoteReplies,
+  ReplyOf,
+  ReplyValue,
+  ScheduleCall,
+  ScheduleCallEvent,
+  ScheduleReplyBody,
+  ScheduleReplyError,
+  ScheduleReplyEvent,
+  ToolCall,
+  ToolCalls,
+} from './replies.ts';
 
 /** Sent to the supervisor's parent after each committed change. */
 export interface ScheduleChangedEvent {
@@ -40,13 +46,13 @@ export interface ScheduleChangedEvent {
 /**
  * The effects of one supervisor — storage, Sessions, clock and the in-memory table — as the
  * machines see them: an opaque handle created by the `openDomain` actor and handed, as input, to
- * the effect actors. `whenIdle` resolves once no call, timer callback, delivery attempt or write is
- * in progress; `callBegan` / `callEnded` count the calls a wrapper is waiting on.
+ * the effect actors. `whenIdle` resolves once no call, delivery attempt or write is in progress,
+ * read from the actors' states.
  */
 export interface SupervisorRuntime {
   whenIdle(): Promise<void>;
-  callBegan(): void;
-  callEnded(): void;
+  /** How failed deliveries are retried (false: parked). */
+  readonly retry: RetryPolicy | false;
   /** A fixed label: the handle sits in actor contexts, which inspectors serialise. */
   toJSON(): string;
 }
@@ -58,19 +64,6 @@ export type Operation =
   | { readonly kind: 'archive.activity'; readonly sessionId: string }
   | { readonly kind: 'archive.stop'; readonly sessionId: string }
   | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };
-
-export type RemoteMethod =
-  | 'catalog'
-  | 'get'
-  | 'list'
-  | 'history'
-  | 'update'
-  | 'delete'
-  | 'pause'
-  | 'resume'
-  | 'trigger'
-  | 'drift'
-  | 'reanchor';
 
 /** The input of a Session's `deliverBatch` actor: the request and the effects to run it with. */
 export interface DeliveryInput extends DeliveryRequest {
@@ -99,6 +92,8 @@ export interface FailureCause {
   readonly message: string;
   /** The error itself, for the log. */
   readonly error?: unknown;
+  /** Not retried on a timer (a message id that cannot be recorded); logged as an error already. */
+  readonly park?: true;
 }
 
 /** The result of one delivery attempt for a Session. */
@@ -117,23 +112,47 @@ export interface DeliveryOutcome {
   readonly causes?: readonly FailureCause[];
 }
 
-/** What the supervisor does to its actors after a committed slot. */
+/** One failure of an attempt as the task actors receive it: the tasks, and how they are retried. */
+export interface TaskFailures {
+  readonly ids: readonly string[];
+  readonly failure: AttemptFailure;
+}
+
+/**
+ * What the supervisor does to its actors after a slot; each effect is routed to the Session actor
+ * as the event of the same name.
+ */
 export type ActorEffect =
   /** New active rows: spawned under their Session's actor (the Session actor is created if needed). */
-  | { readonly type: 'spawn'; readonly rows: readonly TaskRow[] }
-  /** A changed active row. */
-  | { readonly type: 'put'; readonly row: TaskRow; readonly now: number }
+  | { readonly type: 'tasks.spawn'; readonly rows: readonly TaskRow[] }
+  /** A committed change to an active row. */
+  | { readonly type: 'task.updated'; readonly row: TaskRow; readonly now: number }
+  /** A receipt written by a retried write: the delivery of this row is committed. */
+  | { readonly type: 'delivery.committed'; readonly row: TaskRow; readonly now: number }
   /** Rows removed (deleted) from a Session; `retire` when the Session has no active task left. */
-  | { readonly type: 'remove'; readonly sessionId: string; readonly ids: readonly string[]; readonly retire: boolean }
-  /** A delivery attempt ended: committed rows and failed ids go back to their task actors. */
+  | { readonly type: 'tasks.remove'; readonly sessionId: string; readonly ids: readonly string[]; readonly retire: boolean }
+  /** A delivery attempt ended: committed rows and failures go back to their task actors. */
   | {
-      readonly type: 'settle';
+      readonly type: 'delivery.settle';
       readonly sessionId: string;
       readonly committed: readonly TaskRow[];
-      readonly failedIds: readonly string[];
+      readonly failures: readonly TaskFailures[];
       readonly now: number;
       readonly retire: boolean;
-    };
+    }
+  /** The retried write of acknowledged receipts failed again: their tasks wait for the next retry. */
+  | { readonly type: 'receipts.failed'; readonly sessionId: string; readonly failures: readonly TaskFailures[]; readonly now: number }
+  /** Retry now: these failed tasks are tried again at once. */
+  | { readonly type: 'tasks.retry'; readonly sessionId: string; readonly ids: readonly string[]; readonly now: number };
+
+/**
+ * Failed attempts whose tasks' actors have taken the failure: the timer re-queues each task at
+ * its next retry (or parks it) and logs each cause once.
+ */
+export interface TasksFailedEvent {
+  readonly type: 'tasks.failed';
+  readonly causes: readonly FailureCause[];
+}
 
 /** A change committed to the domain, as the `schedule/changed` notification reports it. */
 export interface DomainChange {
@@ -146,6 +165,8 @@ export interface CommandOutcome {
   readonly reply: ScheduleReplyBody;
   readonly effects: readonly ActorEffect[];
   readonly changes: readonly DomainChange[];
+  /** Failures the effects hand to task actors, for the timer once the actors have taken them. */
+  readonly failures: readonly FailureCause[];
 }
 
 /** Tasks that became due, grouped by Session, as found by the service's timer. */

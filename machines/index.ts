@@ -27,6 +27,18 @@ export type {
   SupervisorRuntime,
 } from './events.ts';
 export { SESSION_GROUPS, sessionActorId, sessionGroupId } from './events.ts';
+export type {
+  ArchiveCall,
+  ArchiveMethod,
+  ArchiveReplies,
+  RemoteCall,
+  RemoteReplies,
+  ReplyOf,
+  ReplyValue,
+  ScheduleCallEvent,
+  ToolCall,
+  ToolCalls,
+} from './replies.ts';
 export { type SessionGroupEvent, type SessionGroupMachine, type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
 export { type SessionContext, type SessionEvent, type SessionMachine, sessionMachine } from './sessionMachine.ts';
 export {

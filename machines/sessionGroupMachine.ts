@@ -7,8 +7,8 @@
 // actors when they get active tasks, forwards events to them in order, stops (retires) them, and
 // passes their delivery results up to the supervisor.
 import { enqueueActions, sendParent, setup } from 'xstate';
-import { type SupervisorRuntime, sessionActorId } from './events.ts';
-import { type DeliveryFailedEvent, type DeliveryFlushedEvent, type SessionEvent, sessionMachine } from './sessionMachine.ts';
+import { type SupervisorRuntime, sessionActorId, type TasksFailedEvent } from './events.ts';
+import { type DeliveryFlushedEvent, type SessionEvent, sessionMachine } from './sessionMachine.ts';
 
 /** One step for one Session of the group, applied in order. */
 export type SessionRoute =
@@ -20,7 +20,7 @@ export type SessionRoute =
 export type SessionGroupEvent =
   | { readonly type: 'sessions.route'; readonly routes: readonly SessionRoute[] }
   | DeliveryFlushedEvent
-  | DeliveryFailedEvent;
+  | TasksFailedEvent;
 
 export const sessionGroupMachine = setup({
   types: {
@@ -67,7 +67,7 @@ export const sessionGroupMachine = setup({
       on: {
         'sessions.route': { actions: 'route' },
         'delivery.flushed': { actions: 'forwardUp' },
-        'delivery.failed': { actions: 'forwardUp' },
+        'tasks.failed': { actions: 'forwardUp' },
       },
     },
   },

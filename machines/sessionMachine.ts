@@ -5,17 +5,20 @@
 // `committing` → `idle`), and hands the flushed outcome up to the supervisor, whose mailbox
 // commits it. The attempt itself — resolve the Agent, append, flush — is the `deliverBatch` actor
 // the service provides.
-import { type ActorRefFrom, enqueueActions, fromPromise, sendParent, setup } from 'xstate';
+import { assign, enqueueActions, fromPromise, sendParent, setup } from 'xstate';
+import { DEFAULT_RETRY } from '../src/domain/retry.ts';
 import type { TaskRow } from '../src/domain/types.ts';
-import type { DeliveryInput, DeliveryOutcome, SupervisorRuntime } from './events.ts';
-import { TASK_GROUP_SIZE, type TaskDelivery, type TaskGroupEvent, type TaskGroupMachine, taskGroupMachine } from './taskGroupMachine.ts';
-import { isDueAt, type TaskEvent, type TaskMachine } from './taskMachine.ts';
+import type { DeliveryInput, DeliveryOutcome, SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
+import { taskGroupMachine } from './taskGroupMachine.ts';
+import { GroupSends, TaskIndex } from './taskIndex.ts';
 
 export type SessionEvent =
   /** Spawns task actors for active rows (all restored rows of a Session arrive in one event). */
   | { readonly type: 'tasks.spawn'; readonly rows: readonly TaskRow[] }
   /** A committed change to an active row. */
-  | { readonly type: 'task.put'; readonly row: TaskRow; readonly now: number }
+  | { readonly type: 'task.updated'; readonly row: TaskRow; readonly now: number }
+  /** A retried receipt write committed the delivery of an active row. */
+  | { readonly type: 'delivery.committed'; readonly row: TaskRow; readonly now: number }
   /** Deleted rows: their actors are stopped. */
   | { readonly type: 'tasks.remove'; readonly ids: readonly string[] }
   /** The timer found these tasks due. */
@@ -24,9 +27,15 @@ export type SessionEvent =
   | {
       readonly type: 'delivery.settle';
       readonly committed: readonly TaskRow[];
-      readonly failedIds: readonly string[];
+      readonly failures: readonly TaskFailures[];
       readonly now: number;
-    };
+    }
+  /** The retried write of acknowledged receipts failed again. */
+  | { readonly type: 'receipts.failed'; readonly failures: readonly TaskFailures[]; readonly now: number }
+  /** Retry now: these failed tasks are tried again at once. */
+  | { readonly type: 'tasks.retry'; readonly ids: readonly string[]; readonly now: number }
+  /** Sent to itself after the ticks of a `tasks.due`: the task actors have taken them. */
+  | { readonly type: 'tasks.ticked' };
 
 export interface SessionContext {
   readonly sessionId: string;
@@ -38,6 +47,8 @@ export interface SessionContext {
   readonly inFlight: readonly TaskRow[];
   /** The wall clock of the latest `tasks.due` event (used when an attempt fails without an outcome). */
   readonly now: number;
+  /** Ticks were sent and have not reached the task actors yet: no attempt starts before they have. */
+  readonly ticking: boolean;
 }
 
 /** The event a Session actor sends its parent when an attempt was flushed. */
@@ -47,86 +58,16 @@ export interface DeliveryFlushedEvent {
   readonly outcome: DeliveryOutcome;
 }
 
-/** The event a Session actor sends its parent when an attempt failed before anything was flushed. */
-export interface DeliveryFailedEvent {
-  readonly type: 'delivery.failed';
-  readonly sessionId: string;
-  readonly ids: readonly string[];
-  readonly now: number;
-}
+/** Why an attempt that ended with an unexpected error failed its tasks. */
+const UNEXPECTED_END = 'The delivery attempt ended with an unexpected error.';
 
-type TaskRef = ActorRefFrom<TaskMachine>;
-type GroupRef = ActorRefFrom<TaskGroupMachine>;
-
-const GROUP_PREFIX = 'tasks:';
-
-/** The Session's task groups (its other child is the attempt in flight), in creation order. */
-function taskGroups(children: Readonly<Record<string, unknown>>): Array<[string, GroupRef]> {
-  const groups: Array<[string, GroupRef]> = [];
-  for (const id in children) if (id.startsWith(GROUP_PREFIX)) groups.push([id, children[id] as GroupRef]);
-  return groups;
-}
-
-/** Finds task actors in the Session's groups (one lookup per group: a Session of k tasks has about k / 64). */
-class TaskIndex {
-  private readonly groups: Array<[string, GroupRef]>;
-
-  constructor(children: Readonly<Record<string, unknown>>) {
-    this.groups = taskGroups(children);
-  }
-
-  find(id: string): { readonly group: string; readonly task: TaskRef } | undefined {
-    for (const [group, ref] of this.groups) {
-      const task = ref.getSnapshot().children[id] as TaskRef | undefined;
-      if (task !== undefined) return { group, task };
+/** Sends each task of `failures` its `delivery.failed`. */
+function sendFailures(index: TaskIndex, sends: GroupSends, failures: readonly TaskFailures[], now: number): void {
+  for (const { ids, failure } of failures) {
+    for (const id of ids) {
+      const found = index.find(id);
+      if (found !== undefined) sends.send(found.group, id, { type: 'delivery.failed', now, failure });
     }
-    return undefined;
-  }
-
-  /**
-   * Where new rows go: the first groups with room, then new groups of at most `TASK_GROUP_SIZE`.
-   * `spawn` marks a group that does not exist yet.
-   */
-  place(rows: readonly TaskRow[]): Array<{ readonly group: string; readonly spawn: boolean; readonly rows: TaskRow[] }> {
-    const out: Array<{ group: string; spawn: boolean; rows: TaskRow[] }> = [];
-    let next = 0;
-    let i = 0;
-    for (const [group, ref] of this.groups) {
-      next = Math.max(next, Number(group.slice(GROUP_PREFIX.length)) + 1);
-      if (i >= rows.length) continue;
-      const room = TASK_GROUP_SIZE - Object.keys(ref.getSnapshot().children).length;
-      if (room <= 0) continue;
-      out.push({ group, spawn: false, rows: rows.slice(i, i + room) });
-      i += room;
-    }
-    for (; i < rows.length; i += TASK_GROUP_SIZE, next++) {
-      out.push({ group: `${GROUP_PREFIX}${next}`, spawn: true, rows: rows.slice(i, i + TASK_GROUP_SIZE) });
-    }
-    return out;
-  }
-}
-
-/** Events for tasks gathered per group, each group's in the order added, plus stops after them. */
-class GroupSends {
-  readonly deliveries = new Map<string, TaskDelivery[]>();
-  readonly stops = new Map<string, string[]>();
-
-  send(group: string, id: string, event: TaskEvent): void {
-    const list = this.deliveries.get(group);
-    if (list === undefined) this.deliveries.set(group, [{ id, event }]);
-    else list.push({ id, event });
-  }
-
-  stop(group: string, id: string): void {
-    const list = this.stops.get(group);
-    if (list === undefined) this.stops.set(group, [id]);
-    else list.push(id);
-  }
-
-  /** The group events: each group's deliveries, then each group's stops. */
-  *events(): Generator<{ readonly group: string; readonly event: TaskGroupEvent }> {
-    for (const [group, deliveries] of this.deliveries) yield { group, event: { type: 'tasks.send', deliveries } };
-    for (const [group, ids] of this.stops) yield { group, event: { type: 'tasks.stop', ids } };
   }
 }
 
@@ -144,7 +85,8 @@ export const sessionMachine = setup({
     }),
   },
   guards: {
-    hasDue: ({ context }) => context.due.length > 0,
+    /** Tasks were reported due and their ticks have reached them. */
+    hasDue: ({ context }) => context.due.length > 0 && !context.ticking,
     nothingInFlight: ({ context }) => context.inFlight.length === 0,
   },
   actions: {
@@ -153,14 +95,14 @@ export const sessionMachine = setup({
      * restored tasks in one event) is spawned in the first groups with room, then in new groups.
      */
     putTasks: enqueueActions(({ enqueue, event, self }) => {
-      const rows = event.type === 'tasks.spawn' ? event.rows : event.type === 'task.put' ? [event.row] : [];
+      const rows = event.type === 'tasks.spawn' ? event.rows : event.type === 'task.updated' ? [event.row] : [];
       const index = new TaskIndex(self.getSnapshot().children);
       const sends = new GroupSends();
       const fresh: TaskRow[] = [];
       for (const row of rows) {
         const found = index.find(row.record.id);
         if (found === undefined) fresh.push(row);
-        else if (event.type === 'task.put') sends.send(found.group, row.record.id, { type: 'task.updated', row, now: event.now });
+        else if (event.type === 'task.updated') sends.send(found.group, row.record.id, event);
       }
       for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
       for (const { group, spawn, rows: placed } of index.place(fresh)) {
@@ -189,14 +131,16 @@ export const sessionMachine = setup({
         if (found !== undefined) sends.send(found.group, id, { type: 'clock.tick', now: event.now });
       }
       for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      // Sent after the ticks, so it arrives once the task actors have taken them.
+      enqueue.sendTo(self, { type: 'tasks.ticked' });
       const due = new Set(context.due);
       for (const id of event.ids) due.add(id);
-      enqueue.assign({ due: [...due], now: event.now });
+      enqueue.assign({ due: [...due], now: event.now, ticking: true });
     }),
     /**
      * Takes every due task into one attempt and tells each it is delivering. A task qualifies when
-     * its target has passed at the latest due event's `now` and it is not already delivering; the
-     * ticks sent in this same step reach the tasks before `delivery.start` does.
+     * its actor is `overdue` — the task machine alone decides whether a task is due; no attempt
+     * starts while ticks are on their way to the tasks (`ticking`).
      */
     startAttempt: enqueueActions(({ enqueue, context, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
@@ -205,22 +149,24 @@ export const sessionMachine = setup({
       for (const id of context.due) {
         const found = index.find(id);
         const snapshot = found?.task.getSnapshot();
-        if (found === undefined || snapshot === undefined || snapshot.status !== 'active' || snapshot.matches('delivering')) continue;
-        if (!isDueAt(snapshot.context, context.now)) continue;
+        if (found === undefined || snapshot === undefined || !snapshot.matches('overdue')) continue;
         rows.push(snapshot.context);
         sends.send(found.group, id, { type: 'delivery.start' });
       }
       for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
       enqueue.assign({ due: [], inFlight: rows });
     }),
+    /** The attempt ended with an unexpected error: its tasks fail at the resolve stage. */
     failAttempt: enqueueActions(({ enqueue, context, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
       const sends = new GroupSends();
-      for (const row of context.inFlight) {
-        const found = index.find(row.record.id);
-        if (found !== undefined) sends.send(found.group, row.record.id, { type: 'delivery.failed', now: context.now });
-      }
+      const ids = context.inFlight.map((row) => row.record.id);
+      const failure = { stage: 'resolve', message: UNEXPECTED_END, retry: context.runtime?.retry ?? DEFAULT_RETRY } as const;
+      sendFailures(index, sends, [{ ids, failure }], context.now);
       for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      // After the tasks took the failure, so the timer re-queues them at their retry.
+      const failed: TasksFailedEvent = { type: 'tasks.failed', causes: [{ ids, stage: 'resolve', message: UNEXPECTED_END }] };
+      enqueue.sendParent(failed);
       enqueue.assign({ inFlight: [] });
     }),
     settleAttempt: enqueueActions(({ enqueue, event, self }) => {
@@ -233,23 +179,40 @@ export const sessionMachine = setup({
         sends.send(found.group, row.record.id, { type: 'delivery.committed', row, now: event.now });
         if (row.status === 'inactive') sends.stop(found.group, row.record.id);
       }
-      for (const id of event.failedIds) {
-        const found = index.find(id);
-        if (found !== undefined) sends.send(found.group, id, { type: 'delivery.failed', now: event.now });
-      }
+      sendFailures(index, sends, event.failures, event.now);
       for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
       enqueue.assign({ inFlight: [] });
+    }),
+    /** Routes a retried receipt's commit, its failure, or a retry now to the tasks it names. */
+    forwardToTasks: enqueueActions(({ enqueue, event, self }) => {
+      const index = new TaskIndex(self.getSnapshot().children);
+      const sends = new GroupSends();
+      if (event.type === 'delivery.committed') {
+        const found = index.find(event.row.record.id);
+        if (found !== undefined) sends.send(found.group, event.row.record.id, event);
+      } else if (event.type === 'receipts.failed') sendFailures(index, sends, event.failures, event.now);
+      else if (event.type === 'tasks.retry') {
+        for (const id of event.ids) {
+          const found = index.find(id);
+          if (found !== undefined) sends.send(found.group, id, { type: 'delivery.retry', now: event.now });
+        }
+      }
+      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
     }),
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({ sessionId: input.sessionId, runtime: input.runtime, due: [], inFlight: [], now: 0 }),
+  context: ({ input }) => ({ sessionId: input.sessionId, runtime: input.runtime, due: [], inFlight: [], now: 0, ticking: false }),
   initial: 'idle',
   on: {
     'tasks.spawn': { actions: 'putTasks' },
-    'task.put': { actions: 'putTasks' },
+    'task.updated': { actions: 'putTasks' },
+    'delivery.committed': { actions: 'forwardToTasks' },
+    'receipts.failed': { actions: 'forwardToTasks' },
+    'tasks.retry': { actions: 'forwardToTasks' },
     'tasks.remove': { actions: 'removeTasks' },
     'tasks.due': { actions: 'markDue' },
+    'tasks.ticked': { actions: assign({ ticking: false }) },
   },
   states: {
     idle: {
@@ -277,20 +240,7 @@ export const sessionMachine = setup({
             }),
           ),
         },
-        onError: {
-          target: 'idle',
-          actions: [
-            sendParent(
-              ({ context }): DeliveryFailedEvent => ({
-                type: 'delivery.failed',
-                sessionId: context.sessionId,
-                ids: context.inFlight.map((row) => row.record.id),
-                now: context.now,
-              }),
-            ),
-            'failAttempt',
-          ],
-        },
+        onError: { target: 'idle', actions: 'failAttempt' },
       },
     },
     committing: {

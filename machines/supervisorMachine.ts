@@ -21,18 +21,20 @@ import type {
   MailboxCommand,
   Operation,
   ScheduleCall,
+  ScheduleCallEvent,
   ScheduleReplyEvent,
   SupervisorEmitted,
   SupervisorRuntime,
+  TasksFailedEvent,
 } from './events.ts';
 import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
 import { type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
-import type { DeliveryFailedEvent, DeliveryFlushedEvent } from './sessionMachine.ts';
+import type { DeliveryFlushedEvent, SessionEvent } from './sessionMachine.ts';
 
 export type SupervisorEvent =
   /** A call takes its place in the mailbox; its reply goes to `replyTo`, else to the parent. */
-  | { readonly type: 'schedule.call'; readonly requestId: string; readonly call: ScheduleCall; readonly replyTo?: AnyActorRef }
+  | ScheduleCallEvent
   /** The timer activated these passivated tasks: their actors are spawned from the rows, as restored ones are. */
   | { readonly type: 'tasks.activate'; readonly rows: readonly TaskRow[] }
   /** The timer woke at `now` and found these tasks due. */
@@ -44,7 +46,7 @@ export type SupervisorEvent =
   /** The slot runner finished the slot at the head of the mailbox (`count` commands). */
   | { readonly type: 'slot.done'; readonly outcome: CommandOutcome; readonly count: number }
   | DeliveryFlushedEvent
-  | DeliveryFailedEvent;
+  | TasksFailedEvent;
 
 /**
  * The supervisor's input: the Host's ports, read only by the `openDomain` actor. A member
@@ -78,8 +80,8 @@ export interface OpenedDomain {
 
 /** What the supervisor tells its timer. */
 export type TimerEvent =
-  /** A delivery attempt failed before anything was flushed: retry (or park) its tasks. */
-  | DeliveryFailedEvent
+  /** Task actors took these failures: re-queue each task at its next retry (or park it). */
+  | TasksFailedEvent
   /** Stop the timer, hand out the receipts waiting for a write, and answer `timer.drained` once idle. */
   | { readonly type: 'timer.drain' };
 
@@ -228,7 +230,15 @@ export const supervisorMachine = setup({
     askClose: assign({ closeAsked: true }),
     requestClose: assign({ closeRequested: true }),
     drainTimer: sendTo('timer', { type: 'timer.drain' }),
-    forwardToTimer: sendTo('timer', ({ event }) => event as DeliveryFailedEvent),
+    forwardToTimer: enqueueActions(({ enqueue, event }) => {
+      if (event.type === 'tasks.failed') enqueue.sendTo('timer', event);
+    }),
+    /** After the slot's effects reached the task actors: the failures they took go to the timer. */
+    reportFailures: enqueueActions(({ enqueue, event }) => {
+      if (event.type !== 'slot.done' || event.outcome.failures.length === 0) return;
+      const failed: TasksFailedEvent = { type: 'tasks.failed', causes: event.outcome.failures };
+      enqueue.sendTo('timer', failed);
+    }),
     /**
      * Spawns Session actors and their task actors — the restored rows at open, or activated
      * passivated ones; the rows of one Session arrive in one event.
@@ -250,34 +260,18 @@ export const supervisorMachine = setup({
       if (event.type !== 'slot.done') return;
       const input = { runtime: context.runtime ?? undefined };
       const routes = new GroupRoutes();
-      for (const effect of event.outcome.effects as readonly ActorEffect[]) {
-        switch (effect.type) {
-          case 'spawn':
-            for (const [sessionId, group] of groupBySession(effect.rows)) {
-              routes.add({ type: 'send', sessionId, event: { type: 'tasks.spawn', rows: group }, spawn: true });
-            }
-            break;
-          case 'put':
-            routes.add({
-              type: 'send',
-              sessionId: effect.row.sessionId,
-              event: { type: 'task.put', row: effect.row, now: effect.now },
-              spawn: true,
-            });
-            break;
-          case 'remove':
-            if (effect.retire) routes.add({ type: 'retire', sessionId: effect.sessionId });
-            else routes.add({ type: 'send', sessionId: effect.sessionId, event: { type: 'tasks.remove', ids: effect.ids }, spawn: false });
-            break;
-          case 'settle':
-            routes.add({
-              type: 'send',
-              sessionId: effect.sessionId,
-              event: { type: 'delivery.settle', committed: effect.committed, failedIds: effect.failedIds, now: effect.now },
-              spawn: false,
-            });
-            if (effect.retire) routes.add({ type: 'retire', sessionId: effect.sessionId });
-            break;
+      for (const effect of event.outcome.effects) {
+        if (effect.type === 'tasks.spawn') {
+          for (const [sessionId, group] of groupBySession(effect.rows)) {
+            routes.add({ type: 'send', sessionId, event: { type: 'tasks.spawn', rows: group }, spawn: true });
+          }
+        } else if (effect.type === 'task.updated' || effect.type === 'delivery.committed') {
+          routes.add({ type: 'send', sessionId: effect.row.sessionId, event: effect, spawn: effect.type === 'task.updated' });
+        } else if (effect.type === 'tasks.remove' && effect.retire) {
+          routes.add({ type: 'retire', sessionId: effect.sessionId });
+        } else {
+          routes.add({ type: 'send', sessionId: effect.sessionId, event: sessionEventOf(effect), spawn: false });
+          if (effect.type === 'delivery.settle' && effect.retire) routes.add({ type: 'retire', sessionId: effect.sessionId });
         }
       }
       for (const group of routes.sends(self.getSnapshot().children)) {
@@ -364,7 +358,7 @@ export const supervisorMachine = setup({
       ],
       on: {
         'delivery.flushed': { actions: 'enqueueCommand' },
-        'delivery.failed': { actions: 'forwardToTimer' },
+        'tasks.failed': { actions: 'forwardToTimer' },
         'tasks.activate': { actions: 'spawnRows' },
         'clock.tick': { actions: 'routeDue' },
         'schedule.close': { guard: 'notClosing', actions: ['askClose', 'drainTimer'] },
@@ -381,7 +375,7 @@ export const supervisorMachine = setup({
         busy: {
           description: 'The slot at the head of the mailbox runs; its write is awaited here.',
           entry: sendTo('slots', ({ context }): SlotRunEvent => ({ type: 'slot.run', commands: slotCommands(context.queue) })),
-          on: { 'slot.done': { target: 'idle', actions: ['applyEffects', 'reportSlot', 'dequeue'] } },
+          on: { 'slot.done': { target: 'idle', actions: ['applyEffects', 'reportFailures', 'reportSlot', 'dequeue'] } },
         },
       },
     },
@@ -409,6 +403,22 @@ export const supervisorMachine = setup({
     failed: { entry: 'fail', description: 'The stored domain could not be opened (or closed): the supervisor errors.' },
   },
 });
+
+/** The Session event an effect stands for: the effect without the Session id (and `retire`) it is routed by. */
+function sessionEventOf(
+  effect: Extract<ActorEffect, { readonly sessionId: string }>,
+): Extract<SessionEvent, { readonly type: 'tasks.remove' | 'delivery.settle' | 'receipts.failed' | 'tasks.retry' }> {
+  switch (effect.type) {
+    case 'tasks.remove':
+      return { type: 'tasks.remove', ids: effect.ids };
+    case 'delivery.settle':
+      return { type: 'delivery.settle', committed: effect.committed, failures: effect.failures, now: effect.now };
+    case 'receipts.failed':
+      return { type: 'receipts.failed', failures: effect.failures, now: effect.now };
+    case 'tasks.retry':
+      return { type: 'tasks.retry', ids: effect.ids, now: effect.now };
+  }
+}
 
 /** The rows of the `openDomain` done event. */
 function openedRows(event: { readonly type: string }): readonly TaskRow[] {

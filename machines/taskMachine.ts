@@ -1,24 +1,37 @@
 // The lifecycle of one task: `scheduled` until its target passes, `overdue` until its Session
 // starts a delivery, `delivering` until the delivery is committed or fails, and `inactive` (final)
 // once a one-shot was delivered or a recurring rule has no further target. A paused task waits in
-// `paused` (never due, unless it is run now) until a committed resume. The context is the task
-// row itself — what the JSON domain stores. Time enters only as events carrying `now`: no
-// delayed transitions, so a restored actor needs nothing re-armed.
+// `paused` (never due, unless it is run now) until a committed resume. A failed delivery leaves the
+// task `retrying` until its next retry (the instant is `failure.nextRetryAt` in the context), or
+// `parked` when retry is off; an edit or a run now forgets the backoff, a committed delivery the
+// failure. The context is the task row — what the JSON domain stores — plus its retry state, which
+// only this machine keeps. Time enters only as events carrying `now`: no delayed transitions, so a
+// restored actor needs nothing re-armed.
 import { and, assign, not, setup } from 'xstate';
 import { isDueAt } from '../src/domain/due.ts';
+import { instantMs } from '../src/domain/instant.ts';
+import { type AttemptFailure, afterFailure, type RetryState, withoutRetry } from '../src/domain/retry.ts';
 import type { TaskRow } from '../src/domain/types.ts';
 
+/** A task actor's context: its committed row and, after a failed delivery, its retry state. */
+export type TaskContext = TaskRow & {
+  readonly failure?: RetryState['failure'] | undefined;
+  readonly retries?: RetryState['retries'] | undefined;
+};
+
 export type TaskEvent =
-  /** The service's timer found the task due (or the clock was read again). */
+  /** The timer found the task due (at its target, its retry time, or a run-now request). */
   | { readonly type: 'clock.tick'; readonly now: number }
   /** The Session actor includes this task in a delivery attempt. */
   | { readonly type: 'delivery.start' }
-  /** Resolve, append or flush failed: nothing was recorded. */
-  | { readonly type: 'delivery.failed'; readonly now: number }
+  /** Resolve, append, flush or the receipt's write failed: nothing was recorded. */
+  | { readonly type: 'delivery.failed'; readonly now: number; readonly failure: AttemptFailure }
   /** The delivery was committed; `row` is the written row. */
   | { readonly type: 'delivery.committed'; readonly row: TaskRow; readonly now: number }
   /** An update was committed; `row` is the written row. */
-  | { readonly type: 'task.updated'; readonly row: TaskRow; readonly now: number };
+  | { readonly type: 'task.updated'; readonly row: TaskRow; readonly now: number }
+  /** Retry now: a failed task is tried again at once, its backoff forgotten. */
+  | { readonly type: 'delivery.retry'; readonly now: number };
 
 export interface TaskInput {
   readonly row: TaskRow;
@@ -33,9 +46,45 @@ export { isDueAt };
  */
 const committedRow = (row: TaskRow): TaskRow => ({ pausedAt: undefined, triggeredAt: undefined, ...row }) as TaskRow;
 
+/** What a committed edit leaves: the row, and the failure status without its backoff. */
+const editedContext = (context: TaskContext, row: TaskRow): TaskContext => ({
+  ...committedRow(row),
+  failure: withoutRetry(context.failure),
+  retries: undefined,
+});
+
+/** The next retry of a failed task (epoch ms), or undefined when none is scheduled (parked). */
+export const nextRetryMs = (context: TaskContext): number | undefined =>
+  context.failure?.nextRetryAt === undefined ? undefined : instantMs(context.failure.nextRetryAt);
+
+/** Where a committed delivery leaves the task: ended, due again, paused or scheduled. */
+const afterCommit = [
+  { guard: 'rowEnded', target: 'inactive', actions: 'storeDelivered' },
+  { guard: 'rowIsDue', target: 'overdue', actions: 'storeDelivered' },
+  { guard: 'rowPaused', target: 'paused', actions: 'storeDelivered' },
+  { target: 'scheduled', actions: 'storeDelivered' },
+] as const;
+
+/**
+ * Where a committed edit leaves a failed task: a receipt waiting for its write keeps waiting (the
+ * retried write records it on the edited row); otherwise the backoff is forgotten.
+ */
+const afterEdit = [
+  { guard: 'receiptWaits', actions: 'storeEditedRow' },
+  { guard: 'rowIsDue', target: 'overdue', actions: 'storeRow' },
+  { guard: 'rowPaused', target: 'paused', actions: 'storeRow' },
+  { target: 'scheduled', actions: 'storeRow' },
+] as const;
+
+/** Where another failure leaves a task that is waiting to be retried (its receipt's write failed again). */
+const afterRefailure = [
+  { guard: 'parks', target: 'parked', actions: 'recordFailure' },
+  { target: 'retrying', actions: 'recordFailure' },
+] as const;
+
 export const taskMachine = setup({
   types: {
-    context: {} as TaskRow,
+    context: {} as TaskContext,
     input: {} as TaskInput,
     events: {} as TaskEvent,
   },
@@ -50,10 +99,28 @@ export const taskMachine = setup({
     isPaused: ({ context }) => context.pausedAt !== undefined,
     /** The row carried by the event is paused. */
     rowPaused: ({ event }) => 'row' in event && event.row.pausedAt !== undefined,
+    /** The failed task's retry time has come by the event's `now`. */
+    retryDue: ({ context, event }) => 'now' in event && event.now >= (nextRetryMs(context) ?? Number.POSITIVE_INFINITY),
+    /** The failure is not to be retried on a timer (retry off, or a message id that cannot be recorded). */
+    parks: ({ event }) => event.type === 'delivery.failed' && event.failure.retry === false,
+    /** The task's receipt waits for its write to be retried. */
+    receiptWaits: ({ context }) => context.failure?.stage === 'commit',
+    /** The Session acknowledged the reminder but its receipt could not be written. */
+    receiptFailed: ({ event }) => event.type === 'delivery.failed' && event.failure.stage === 'commit',
   },
   actions: {
-    /** Takes the committed row as the context. */
-    storeRow: assign(({ event }) => ('row' in event ? committedRow(event.row) : {})),
+    /** Takes the committed row of an edit as the context; the backoff is forgotten. */
+    storeRow: assign(({ context, event }) => ('row' in event ? editedContext(context, event.row) : {})),
+    /** Takes the committed row of an edit as the context, keeping the retry state. */
+    storeEditedRow: assign(({ event }) => ('row' in event ? committedRow(event.row) : {})),
+    /** Takes the committed row of a delivery as the context; the failure is cleared. */
+    storeDelivered: assign(({ event }) => ('row' in event ? { ...committedRow(event.row), failure: undefined, retries: undefined } : {})),
+    /** Counts one more failed attempt and sets the next retry (none when parked). */
+    recordFailure: assign(({ context, event }) =>
+      event.type === 'delivery.failed' ? afterFailure(context, event.failure, event.now) : {},
+    ),
+    /** Forgets the backoff: the task is tried again at once. */
+    forgetRetry: assign(({ context }) => ({ failure: withoutRetry(context.failure), retries: undefined })),
   },
 }).createMachine({
   id: 'task',
@@ -85,7 +152,8 @@ export const taskMachine = setup({
       },
     },
     overdue: {
-      description: "The target has passed (or the task was run now); it waits for its Session's next delivery attempt.",
+      description:
+        "The target has passed (or the task was run now, or its retry time came); it waits for its Session's next delivery attempt.",
       on: {
         'delivery.start': { target: 'delivering' },
         'clock.tick': [
@@ -102,14 +170,39 @@ export const taskMachine = setup({
     delivering: {
       description: "In the Session's attempt in flight; nothing is recorded until the flushed delivery is committed.",
       on: {
-        'delivery.committed': [
-          { guard: 'rowEnded', target: 'inactive', actions: 'storeRow' },
-          { guard: 'rowIsDue', target: 'overdue', actions: 'storeRow' },
-          { guard: 'rowPaused', target: 'paused', actions: 'storeRow' },
-          { target: 'scheduled', actions: 'storeRow' },
+        'delivery.committed': afterCommit,
+        'delivery.failed': [
+          // A receipt whose write failed waits for the write's retry, whatever its target.
+          { guard: and(['receiptFailed', 'parks']), target: 'parked', actions: 'recordFailure' },
+          { guard: 'receiptFailed', target: 'retrying', actions: 'recordFailure' },
+          { guard: and(['isDue', 'parks']), target: 'parked', actions: 'recordFailure' },
+          { guard: 'isDue', target: 'retrying', actions: 'recordFailure' },
+          { guard: 'isPaused', target: 'paused' },
+          { target: 'scheduled' },
         ],
-        'delivery.failed': [{ guard: 'isDue', target: 'overdue' }, { guard: 'isPaused', target: 'paused' }, { target: 'scheduled' }],
         'task.updated': { actions: 'storeRow' },
+      },
+    },
+    retrying: {
+      description: 'The latest attempt failed; a tick at failure.nextRetryAt makes the task overdue again.',
+      on: {
+        'clock.tick': { guard: and(['isDue', 'retryDue']), target: 'overdue' },
+        'delivery.retry': [{ guard: 'isDue', target: 'overdue', actions: 'forgetRetry' }, { actions: 'forgetRetry' }],
+        'task.updated': afterEdit,
+        // A receipt acknowledged before the failed write: its retried write commits or fails.
+        'delivery.committed': afterCommit,
+        'delivery.failed': afterRefailure,
+      },
+    },
+    parked: {
+      description:
+        'The latest attempt failed and is not retried on a timer: an unrelated wake, a run now, an edit or a restart tries it again.',
+      on: {
+        'clock.tick': { guard: 'isDue', target: 'overdue' },
+        'delivery.retry': [{ guard: 'isDue', target: 'overdue', actions: 'forgetRetry' }, { actions: 'forgetRetry' }],
+        'task.updated': afterEdit,
+        'delivery.committed': afterCommit,
+        'delivery.failed': afterRefailure,
       },
     },
     inactive: {

@@ -4,7 +4,7 @@
 // in that order; the supervisor's `schedule.reply` settles the call's promise. The only state kept
 // here is the map from request id to the promise's resolvers (and the close in progress).
 import { type Actor, createActor, waitFor } from 'xstate';
-import type { RemoteMethod, ScheduleCall, ScheduleReplyEvent, SupervisorRuntime } from '../machines/events.ts';
+import type { ReplyOf, ReplyValue, ScheduleCall, ScheduleReplyError, ScheduleReplyEvent, SupervisorRuntime } from '../machines/events.ts';
 import { MAX_SESSION_ID_LENGTH } from './domain/codec/index.ts';
 import { ScheduleError } from './domain/errors.ts';
 import type { HistoryPage } from './domain/historyPage.ts';
@@ -102,13 +102,19 @@ export interface ScheduleService {
   close(): Promise<void>;
 }
 
+/** How a pending call's promise settles once its reply arrives. */
+interface PendingCall {
+  resolve(value: ReplyValue): void;
+  reject(error: ScheduleReplyError): void;
+}
+
 /** Opens the domain and starts the actor system. Rejects with `corrupt_schedule_log` on a bad domain. */
 export async function createScheduleService(options: ScheduleServiceOptions): Promise<ScheduleService> {
   if (!isSupervisorInput(options)) throw new TypeError('createScheduleService needs options.sessions with resolveAgent(sessionId).');
   resolveConfig(options.config); // a bad configuration rejects here, before anything is opened
   const logger = options.logger ?? consoleLogger;
   const { inspect, ...input } = options;
-  const pending = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  const pending = new Map<string, PendingCall>();
   // A closed service drops the actor tree for the garbage collector rather than stopping it actor by actor.
   const supervisorInput = { ...input, keepTreeOnClose: true };
   let supervisor: Actor<typeof scheduleSupervisor> | null = createActor(
@@ -129,24 +135,42 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     pending.delete(reply.requestId);
     if (reply.ok) call.resolve(reply.value);
     else call.reject(reply.error);
-    runtime?.callEnded();
   }
 
   let closing: Promise<void> | null = null;
   let requestSeq = 0;
 
-  /** Sends the call to the supervisor now; settles with its reply. */
-  function call(request: ScheduleCall): Promise<unknown> {
+  /** Sends the call to the supervisor now; settles with its reply, typed by the call (`ReplyOf`). */
+  function call<C extends ScheduleCall>(request: C): Promise<ReplyOf<C>> {
     if (closing !== null || runtime === null || supervisor === null)
       return Promise.reject(new ScheduleError('internal_error', 'The schedule service is closed.'));
     const requestId = String(++requestSeq);
-    runtime.callBegan();
-    const promise = new Promise<unknown>((resolve, reject) => pending.set(requestId, { resolve, reject }));
+    const promise = new Promise<ReplyOf<C>>((resolve, reject) =>
+      pending.set(requestId, {
+        // The reply to this request id is the answer the supervisor planned for this call, so its
+        // value is `ReplyOf<C>`; the compiler cannot follow a reply correlated by id, so this is
+        // the one place the value is narrowed from `ReplyValue`.
+        resolve: (value) => resolve(value as ReplyOf<C>),
+        reject,
+      }),
+    );
     supervisor.send({ type: 'schedule.call', requestId, call: request });
     return promise;
   }
 
-  const remoteCall = (method: RemoteMethod, request: unknown) => call({ kind: 'remote', method, request });
+  // Without a request every task, with paging options one page (or a refusal of bad options).
+  function catalog(): Promise<CatalogEntry[]>;
+  function catalog(request: CatalogRequest): Promise<CatalogPage | ToolFailure>;
+  function catalog(request?: CatalogRequest) {
+    return request === undefined ? call({ kind: 'remote', method: 'catalog' }) : call({ kind: 'remote', method: 'catalog', request });
+  }
+
+  // Each form of the request answers its own form; one body serves both overloads.
+  function reanchor(request: TaskRef): Promise<ScheduleView | ToolFailure>;
+  function reanchor(request: BulkReanchorRequest): Promise<BulkReanchorResult | ToolFailure>;
+  function reanchor(request: TaskRef | BulkReanchorRequest) {
+    return call({ kind: 'remote', method: 'reanchor', request });
+  }
 
   const service: ScheduleService = {
     toolDefinitions: TOOL_DEFINITIONS,
@@ -164,26 +188,23 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
         signal === undefined
           ? { kind: 'tool', sessionId, name, args: toolArgs }
           : { kind: 'tool', sessionId, name, args: toolArgs, signal },
-      ) as Promise<ToolResult<typeof name>>;
+      );
     },
     remote: {
-      catalog: ((request?: CatalogRequest) =>
-        request === undefined
-          ? (remoteCall('catalog', undefined) as Promise<CatalogEntry[]>)
-          : (remoteCall('catalog', request) as Promise<CatalogPage | ToolFailure>)) as ScheduleService['remote']['catalog'],
-      get: (request) => remoteCall('get', request) as Promise<CatalogEntry | ToolFailure>,
-      list: (request) => remoteCall('list', request) as Promise<ScheduleView[] | ToolFailure>,
-      history: (request) => remoteCall('history', request) as Promise<HistoryPage | ToolFailure>,
-      update: (request) => remoteCall('update', request) as Promise<ScheduleView | ToolFailure>,
-      delete: (request) => remoteCall('delete', request) as Promise<DeleteResult>,
-      pause: (request) => remoteCall('pause', request) as Promise<ScheduleView | ToolFailure>,
-      resume: (request) => remoteCall('resume', request) as Promise<ScheduleView | ToolFailure>,
-      trigger: (request) => remoteCall('trigger', request) as Promise<ScheduleView | ToolFailure>,
-      drift: () => remoteCall('drift', undefined) as Promise<DriftReport>,
-      reanchor: ((request: unknown) => remoteCall('reanchor', request)) as ScheduleService['remote']['reanchor'],
+      catalog,
+      get: (request) => call({ kind: 'remote', method: 'get', request }),
+      list: (request) => call({ kind: 'remote', method: 'list', request }),
+      history: (request) => call({ kind: 'remote', method: 'history', request }),
+      update: (request) => call({ kind: 'remote', method: 'update', request }),
+      delete: (request) => call({ kind: 'remote', method: 'delete', request }),
+      pause: (request) => call({ kind: 'remote', method: 'pause', request }),
+      resume: (request) => call({ kind: 'remote', method: 'resume', request }),
+      trigger: (request) => call({ kind: 'remote', method: 'trigger', request }),
+      drift: () => call({ kind: 'remote', method: 'drift' }),
+      reanchor,
     },
     archive: {
-      sessionActivity: (sessionId) => call({ kind: 'archive', method: 'sessionActivity', sessionId }) as Promise<ArchiveActivity[]>,
+      sessionActivity: (sessionId) => call({ kind: 'archive', method: 'sessionActivity', sessionId }),
       sessionStop: async (sessionId) => {
         await call({ kind: 'archive', method: 'sessionStop', sessionId });
       },

@@ -2,6 +2,8 @@
 // transcript line per reminder ("reminder received: <prompt>"), so the loop from a tool call to a
 // delivered message to the agent's reaction is visible. It understands the two reminder framings
 // of docs/delivery.md and ignores any other text.
+import type { InboxLine } from './followupDedupe.ts';
+import type { TranscriptLine } from './transcript.ts';
 
 const ONE_SHOT_HEADER = '[SCHEDULE REMINDER]';
 const BATCH_HEADER = '[SCHEDULE REMINDER BATCH]';
@@ -35,3 +37,19 @@ export function reminderPrompts(text: string): string[] {
 
 /** The demo agent's answers to one delivered message. */
 export const demoReplies = (text: string): string[] => reminderPrompts(text).map((prompt) => `reminder received: ${prompt}`);
+
+/**
+ * The transcript lines one flush writes: each inbox message stamped `at`, followed by the demo
+ * agent's answers to it unless `answer` is false.
+ */
+export function flushLines(inbox: readonly InboxLine[], at: string, answer: boolean): TranscriptLine[] {
+  const lines: TranscriptLine[] = [];
+  for (const message of inbox) {
+    lines.push({ ...message, at });
+    if (!answer) continue;
+    demoReplies(message.text).forEach((text, i) => {
+      lines.push({ messageId: `${message.messageId}.r${i + 1}`, role: 'assistant', producer: 'demo-agent', text, at });
+    });
+  }
+  return lines;
+}

@@ -63,16 +63,32 @@ export function prepareBatch(batch: CommitBatch): PreparedBatch {
     : { puts, deletes: [...batch.deletes], nextTaskNumber: derived, ...tzdata };
 }
 
-/** Rows by task id (in stored order) and the id counter. */
+/**
+ * Rows by task id (in stored order) and the id counter. The rows of the snapshot it starts from
+ * are indexed by id only when first needed (a lookup, a batch, an iteration), so an open that
+ * only hands the domain on builds no index.
+ */
 export class DomainState {
   private readonly rows = new Map<string, TaskRow>();
+  /** The starting snapshot's rows while they are not yet in `rows`. */
+  private unindexed: readonly TaskRow[] | undefined;
   private counter: number;
   private tz: string | undefined;
 
   constructor(snapshot: DomainSnapshot = { tasks: [], nextTaskNumber: 1 }) {
-    for (const row of snapshot.tasks) this.rows.set(row.record.id, row);
+    if (snapshot.tasks.length > 0) this.unindexed = snapshot.tasks;
     this.counter = snapshot.nextTaskNumber;
     this.tz = snapshot.tzdata;
+  }
+
+  /** The rows by id, indexing the starting snapshot's rows first if that has not happened yet. */
+  private indexed(): Map<string, TaskRow> {
+    const pending = this.unindexed;
+    if (pending !== undefined) {
+      this.unindexed = undefined;
+      for (const row of pending) this.rows.set(row.record.id, row);
+    }
+    return this.rows;
   }
 
   /**
@@ -83,12 +99,13 @@ export class DomainState {
    *   is missing or is not the one it was recorded against; the view is then unusable.
    */
   apply(batch: DomainBatch): void {
-    for (const id of batch.deletes) this.rows.delete(id);
-    for (const row of batch.puts) this.rows.set(row.record.id, row);
+    const rows = this.indexed();
+    for (const id of batch.deletes) rows.delete(id);
+    for (const row of batch.puts) rows.set(row.record.id, row);
     const source = batch.source ?? 'journal';
     for (const [index, delta] of (batch.deliveries ?? []).entries()) {
       const field = `deliveries[${index}]`;
-      const base = this.rows.get(delta.id);
+      const base = rows.get(delta.id);
       if (base === undefined) {
         corrupt(
           source,
@@ -96,7 +113,7 @@ export class DomainState {
           `records a delivery of task ${JSON.stringify(delta.id)}, which the domain does not hold at this point (a delta needs the row it applies to)`,
         );
       }
-      this.rows.set(delta.id, applyDeliveryDelta(base, delta, source, field));
+      rows.set(delta.id, applyDeliveryDelta(base, delta, source, field));
     }
     if (batch.tzdata !== undefined) this.tz = batch.tzdata;
     const floor = Math.max(this.counter, batch.nextTaskNumber ?? 1);
@@ -117,17 +134,18 @@ export class DomainState {
 
   /** The stored row with this id, if any. */
   get(id: string): TaskRow | undefined {
-    return this.rows.get(id);
+    return this.indexed().get(id);
   }
 
   /** The rows in stored order (live iterator; do not apply batches while iterating). */
   tasks(): IterableIterator<TaskRow> {
-    return this.rows.values();
+    return this.indexed().values();
   }
 
   /** The whole domain as a snapshot (a fresh array of the stored rows). */
   snapshot(): DomainSnapshot {
-    const snapshot = { tasks: [...this.rows.values()], nextTaskNumber: this.counter };
+    const tasks = this.unindexed === undefined ? [...this.rows.values()] : this.unindexed.slice();
+    const snapshot = { tasks, nextTaskNumber: this.counter };
     return this.tz === undefined ? snapshot : { ...snapshot, tzdata: this.tz };
   }
 }

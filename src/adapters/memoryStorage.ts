@@ -10,10 +10,43 @@ import { DomainState, prepareBatch } from './domainState.ts';
 
 const SOURCE = 'memory storage document';
 
-/** A private copy of the initial value (the decoder keeps the objects it validates). */
+/** Deeper than any valid document nests (document, tasks, row, history, records, receipt). */
+const MAX_DEPTH = 256;
+
+/**
+ * A fresh copy of plain data: arrays and objects (their own enumerable members) rebuilt,
+ * primitives as they are. Functions and symbols, and nesting beyond {@link MAX_DEPTH} (a cycle),
+ * are refused.
+ */
+function copyPlain(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'function' || typeof value === 'symbol') throw new TypeError(`a ${typeof value} is not JSON data`);
+    return value;
+  }
+  if (depth >= MAX_DEPTH) throw new RangeError(`nested more than ${MAX_DEPTH} levels deep (a cycle?)`);
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyPlain(value[i], depth + 1);
+    return out;
+  }
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const member = copyPlain(source[key], depth + 1);
+    // An own `__proto__` member stays a member (assigning it would set the prototype).
+    if (key === '__proto__') Object.defineProperty(out, key, { value: member, enumerable: true, writable: true, configurable: true });
+    else out[key] = member;
+  }
+  return out;
+}
+
+/**
+ * A private copy of the initial value: the decoder validates in place and keeps the objects it
+ * validates, so the caller's objects are neither changed nor kept.
+ */
 function copyOf(value: unknown): unknown {
   try {
-    return structuredClone(value);
+    return copyPlain(value, 0);
   } catch (error) {
     throw new ScheduleError('corrupt_schedule_log', `${SOURCE}: the initial document is not plain JSON data`, { cause: error });
   }
@@ -26,7 +59,12 @@ export class MemoryStorage implements ScheduleStorage {
   private failures: unknown[] = [];
   private commits = 0;
 
-  constructor(private readonly initial?: unknown) {}
+  /** The initial document until it has been decoded (then only the decoded domain is kept). */
+  private initial: unknown;
+
+  constructor(initial?: unknown) {
+    this.initial = initial;
+  }
 
   /**
    * Decodes `initial` (on the first open) or returns what was committed before.
@@ -42,6 +80,7 @@ export class MemoryStorage implements ScheduleStorage {
           ? undefined
           : decodeDocument(typeof initial === 'string' ? parseJson(initial, SOURCE) : copyOf(initial), SOURCE);
       this.state = new DomainState(snapshot);
+      this.initial = undefined;
     }
     this.isOpen = true;
     return this.state.snapshot();

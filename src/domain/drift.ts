@@ -6,7 +6,7 @@
 // (the next firing after it) — never a walk over minutes. A target at the later instant of a
 // repeated wall time is drifted: the rule fires only at the earlier one.
 import { formatOffset, formatWallDateTime } from './calendar.ts';
-import { formatInstant, MIN_INSTANT_MS } from './instant.ts';
+import { formatInstant, instantMs, MIN_INSTANT_MS } from './instant.ts';
 import { ruleFromRecord } from './records.ts';
 import { type WallClockFirings, wallClockFirings } from './recurrence.ts';
 import type { TaskRow, WallClockRule } from './types.ts';
@@ -46,6 +46,20 @@ function wallClockRuleOf(row: TaskRow): WallClockRule | undefined {
 function ruleKey(rule: WallClockRule): string {
   if (rule.kind === 'cron') return `cron ${rule.timeZone} ${rule.expression}`;
   return rule.kind === 'weekly' ? `weekly ${rule.timeZone} ${rule.time} ${rule.weekdays.join(',')}` : `daily ${rule.timeZone} ${rule.time}`;
+}
+
+/** The {@link ruleKey} of a record's rule, or undefined for `after`, `at` and `every` records (no rule object is built). */
+function recordRuleKey(record: TaskRow['record']): string | undefined {
+  switch (record.kind) {
+    case 'daily':
+      return `daily ${record.timeZone} ${record.time}`;
+    case 'weekly':
+      return `weekly ${record.timeZone} ${record.time} ${record.weekdays.join(',')}`;
+    case 'cron':
+      return `cron ${record.timeZone} ${record.expression}`;
+    default:
+      return undefined;
+  }
 }
 
 /** Prepares rules once per distinct rule (parsing a cron expression dominates a single check). */
@@ -108,4 +122,67 @@ export function driftReport(rows: Iterable<TaskRow>): DriftEntry[] {
     if (entry !== undefined) out.push(entry);
   }
   return out.sort(compareEntries);
+}
+
+/** A rule prepared once, with the last target it was asked about and the answer. */
+interface CheckedRule {
+  readonly record: TaskRow['record'];
+  readonly firings: WallClockFirings;
+  lastTarget: string;
+  lastOccurs: boolean;
+}
+
+/** True when two wall-clock records of one kind fire alike (same zone and timing). */
+function sameTiming(a: TaskRow['record'], b: TaskRow['record']): boolean {
+  if (a.kind === 'daily') return b.kind === 'daily' && a.time === b.time && a.timeZone === b.timeZone;
+  if (a.kind === 'cron') return b.kind === 'cron' && a.expression === b.expression && a.timeZone === b.timeZone;
+  if (a.kind !== 'weekly' || b.kind !== 'weekly' || a.time !== b.time || a.timeZone !== b.timeZone) return false;
+  const x = a.weekdays;
+  const y = b.weekdays;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/**
+ * How many rows {@link driftReport} would list, without building the entries: per active
+ * wall-clock task one check that its target is a firing of its rule (the latest firing in the
+ * one-instant window at the target). Each distinct rule is prepared once; the rule of the
+ * previous task of the same kind is tried first, so a domain of few distinct rules builds no
+ * key per task.
+ */
+export function driftedCount(rows: Iterable<TaskRow>): number {
+  let drifted = 0;
+  const rules = new Map<string, CheckedRule>();
+  let lastDaily: CheckedRule | undefined;
+  let lastWeekly: CheckedRule | undefined;
+  let lastCron: CheckedRule | undefined;
+  for (const row of rows) {
+    if (row.status !== 'active') continue;
+    const record = row.record;
+    const kind = record.kind;
+    let checked = kind === 'daily' ? lastDaily : kind === 'weekly' ? lastWeekly : kind === 'cron' ? lastCron : null;
+    if (checked === null) continue;
+    if (checked === undefined || !sameTiming(checked.record, record)) {
+      const key = recordRuleKey(record) as string;
+      checked = rules.get(key);
+      if (checked === undefined) {
+        const rule = wallClockRuleOf(row) as WallClockRule;
+        checked = { record, firings: wallClockFirings(rule), lastTarget: '', lastOccurs: false };
+        rules.set(key, checked);
+      }
+      if (kind === 'daily') lastDaily = checked;
+      else if (kind === 'weekly') lastWeekly = checked;
+      else lastCron = checked;
+    }
+    const at = record.scheduledAt;
+    if (at !== checked.lastTarget) {
+      // A stored target is canonical text (the decoder checked it), read from its digits.
+      const target = instantMs(at);
+      checked.lastOccurs = checked.firings.latest(target, target) === target;
+      checked.lastTarget = at;
+    }
+    if (!checked.lastOccurs) drifted++;
+  }
+  return drifted;
 }

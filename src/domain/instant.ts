@@ -16,8 +16,21 @@ const CANONICAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;
 /** True when `ms` is an integer instant inside the representable target range. */
 export const inTargetRange = (ms: number): boolean => Number.isInteger(ms) && ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
 
-/** Canonical UTC text of an instant in range (the caller checks the range). */
-export const formatInstant = (ms: number): string => new Date(ms).toISOString();
+let lastMs = Number.NaN;
+let lastText = '';
+
+/**
+ * Canonical UTC text of an instant in range (the caller checks the range). The latest answer is
+ * kept: the instants of one wake (its `now`, an occurrence many tasks share, a batch's delivery
+ * time) are formatted once.
+ */
+export function formatInstant(ms: number): string {
+  if (ms === lastMs) return lastText;
+  const text = new Date(ms).toISOString();
+  lastMs = ms;
+  lastText = text;
+  return text;
+}
 
 /**
  * Parses canonical UTC text back to epoch ms, or `null` when the text is not exactly canonical

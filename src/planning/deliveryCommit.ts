@@ -6,9 +6,10 @@
 // see them again. A retried write records each receipt on the row as it is then — an edit made
 // meanwhile is kept, as if it had landed while the delivery was in flight — and advances the task
 // past the `now` of the attempt that delivered it.
-import type { ActorEffect, DeliveredReminder, DeliveryOutcome } from '../../machines/events.ts';
+import type { ActorEffect, DeliveredReminder, DeliveryOutcome, FailureCause, TaskFailures } from '../../machines/events.ts';
 import { applyDelivery } from '../domain/deliveryRow.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
+import type { RetryPolicy } from '../domain/retry.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { PendingCommit, PendingReceipts } from './pendingReceipts.ts';
 import { resolved, type SlotPlan } from './slotPlan.ts';
@@ -23,10 +24,40 @@ export interface DeliveryCommitContext {
   readonly table: TaskRows;
   readonly retention: RetentionLimits;
   readonly pending: PendingReceipts;
-  /** Sessions with a delivery attempt in flight. */
-  readonly attempting: ReadonlySet<string>;
+  /** True while the Session's actor has a delivery attempt in flight. */
+  readonly isAttempting: (sessionId: string) => boolean;
+  /** How failed deliveries are retried (false: parked). */
+  readonly retry: RetryPolicy | false;
   /** When the slot runs. */
   readonly now: number;
+}
+
+const UNEXPLAINED_FAILURE = 'The delivery attempt failed without a cause.';
+const UNRECORDABLE = 'The Session answered with a message id the schedule cannot record.';
+
+/** The message of a failed write. */
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Why each task of an outcome was not recorded: the attempt's causes (an id without one fails
+ * unexplained), and the reminders appended under a message id that cannot be recorded, parked.
+ */
+function outcomeFailures(outcome: DeliveryOutcome, reused: readonly string[]): FailureCause[] {
+  const causes: FailureCause[] = [...(outcome.causes ?? [])];
+  const explained = new Set(causes.flatMap((cause) => cause.ids));
+  const unexplained = outcome.failedIds.filter((id) => !explained.has(id));
+  if (unexplained.length > 0) causes.push({ ids: unexplained, stage: 'resolve', message: UNEXPLAINED_FAILURE });
+  const parked = [...outcome.unrecordableIds, ...reused];
+  if (parked.length > 0) causes.push({ ids: parked, stage: 'followup', message: UNRECORDABLE, park: true });
+  return causes;
+}
+
+/** The failures as the task actors take them: each with the backoff, or parked. */
+export function taskFailures(causes: readonly FailureCause[], retry: RetryPolicy | false): TaskFailures[] {
+  return causes.map((cause) => ({
+    ids: cause.ids,
+    failure: { stage: cause.stage, message: cause.message, retry: cause.park === true ? false : retry },
+  }));
 }
 
 export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): SlotPlan {
@@ -54,47 +85,40 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
   }
   const ending = new Set(puts.filter((row) => row.status === 'inactive').map((row) => row.record.id));
   const retire = table.activeRows(sessionId).every((row) => ending.has(row.record.id));
-  const settle = (committed: readonly TaskRow[], failedIds: readonly string[], retireSession: boolean) =>
-    ({ type: 'settle', sessionId, committed, failedIds, now: outcome.now, retire: retireSession }) as const;
+  const settle = (committed: readonly TaskRow[], failures: readonly FailureCause[], retireSession: boolean): ActorEffect => ({
+    type: 'delivery.settle',
+    sessionId,
+    committed,
+    failures: taskFailures(failures, ctx.retry),
+    now: outcome.now,
+    retire: retireSession,
+  });
   // Tasks appended under a message id storage cannot keep go back to their actors like failures, and are parked.
-  const notRecorded = [...outcome.failedIds, ...outcome.unrecordableIds, ...reused];
-  const parkIds = [...outcome.unrecordableIds, ...reused];
-  if (puts.length === 0) {
-    return {
-      reply: resolved(null),
-      effects: [settle([], notRecorded, retire)],
-      failedIds: outcome.failedIds,
-      failureCauses: outcome.causes ?? [],
-      parkIds,
-      errors,
-    };
-  }
+  const failures = outcomeFailures(outcome, reused);
+  if (puts.length === 0) return { reply: resolved(null), effects: [settle([], failures, retire)], failures, errors };
   return {
     reply: resolved(null),
     batch: { puts, deletes: [] },
-    effects: [settle(puts, notRecorded, retire)],
+    effects: [settle(puts, failures, retire)],
     changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
-    failedIds: outcome.failedIds,
-    failureCauses: outcome.causes ?? [],
-    parkIds,
+    failures,
     errors,
     commits,
-    // The attempt ends for every task; the acknowledged ones keep their receipts pending (not redelivered).
-    onWriteFailure: () => ({
-      reply: resolved(null),
-      effects: [settle([], [...commits.map((c) => c.reminder.id), ...notRecorded], false)],
-      failedIds: outcome.failedIds,
-      failureCauses: outcome.causes ?? [],
-      parkIds,
-      commits,
-    }),
+    // The attempt ends for every task; the acknowledged ones keep their receipts pending (not
+    // redelivered) and wait for the write's retry.
+    onWriteFailure: (error) => {
+      const written: FailureCause = { ids: commits.map((c) => c.reminder.id), stage: 'commit', message: messageOf(error), error };
+      const all = [written, ...failures];
+      return { reply: resolved(null), effects: [settle([], all, false)], failures: all, commits };
+    },
   };
 }
 
 /**
  * A retried write of pending receipts. No attempt is in flight for them (their actors settled
- * when the first write failed), so the committed rows reach their actors as ordinary changes: an
- * active row as a put, an ended one removed (its Session retired when nothing else is active).
+ * when the first write failed, and wait for this retry): each committed row reaches its actor as
+ * its committed delivery, and an ended one is then removed (its Session retired when nothing else
+ * is active).
  */
 function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): SlotPlan {
   const { table, retention, pending } = ctx;
@@ -117,11 +141,12 @@ function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcom
   }
   if (puts.length === 0) return { reply: resolved(null), dropped };
   const ended = puts.filter((row) => row.status === 'inactive').map((row) => row.record.id);
-  const effects: ActorEffect[] = puts.filter((row) => row.status === 'active').map((row) => ({ type: 'put', row, now: ctx.now }));
+  // Every actor takes its committed delivery (an ended one reaches `inactive`), then the ended ones are removed.
+  const effects: ActorEffect[] = puts.map((row) => ({ type: 'delivery.committed', row, now: ctx.now }));
   if (ended.length > 0) {
     const endedSet = new Set(ended);
     const remaining = table.activeRows(sessionId).filter((row) => !endedSet.has(row.record.id)).length;
-    effects.push({ type: 'remove', sessionId, ids: ended, retire: remaining === 0 && !ctx.attempting.has(sessionId) });
+    effects.push({ type: 'tasks.remove', sessionId, ids: ended, retire: remaining === 0 && !ctx.isAttempting(sessionId) });
   }
   return {
     reply: resolved(null),
@@ -130,7 +155,17 @@ function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcom
     changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
     commits,
     dropped,
-    onWriteFailure: () => ({ reply: resolved(null), effects: [], commits }),
+    // The tasks wait for the next retry of the write.
+    onWriteFailure: (error) => {
+      const failure: FailureCause = { ids: commits.map((c) => c.reminder.id), stage: 'commit', message: messageOf(error), error };
+      const failures = [failure];
+      return {
+        reply: resolved(null),
+        effects: [{ type: 'receipts.failed', sessionId, failures: taskFailures(failures, ctx.retry), now: ctx.now }],
+        failures,
+        commits,
+      };
+    },
   };
 }
 

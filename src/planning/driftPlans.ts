@@ -12,6 +12,7 @@ import { ScheduleError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
 import { wallClockFirings } from '../domain/recurrence.ts';
+import type { BulkReanchorResult, ToolFailure } from '../domain/replies.ts';
 import type { ScheduleView, TaskRow } from '../domain/types.ts';
 import { type SlotContext, viewOf } from './mutations.ts';
 import { answer, resolved, type SlotPlan } from './slotPlan.ts';
@@ -20,7 +21,7 @@ import { answer, resolved, type SlotPlan } from './slotPlan.ts';
 export const REANCHOR_MEMBERS: readonly string[] = ['sessionId', 'id', 'ids', 'all'];
 
 /** The answer to `remote.drift()`; `tzdata` is the version of the time-zone data in use. */
-export function planDrift(ctx: SlotContext, request: unknown, tzdata: string): SlotPlan {
+export function planDrift(ctx: SlotContext, request: unknown, tzdata: string): SlotPlan<DriftReport> {
   if (request !== undefined) throw new ScheduleError('invalid_selector', `remote.drift takes no request; got ${describeValue(request)}.`);
   const writtenWith = ctx.table.tzdata;
   const tasks = driftReport(ctx.table.activeRowsAll());
@@ -48,8 +49,15 @@ function activeRow(ctx: SlotContext, sessionId: string, id: unknown): TaskRow {
   return row;
 }
 
-/** One write of the moved rows, one change per Session, answering `reply`. */
-function writeRows(ctx: SlotContext, rows: readonly TaskRow[], reply: unknown): SlotPlan {
+/** What `remote.reanchor` answers: the task's view, the bulk forms' moved views, or a refusal. */
+type ReanchorReply = ScheduleView | BulkReanchorResult | ToolFailure;
+
+/** One write of the moved rows, one change per Session, answering `reply` (a refusal when the write fails). */
+function writeRows<R extends ScheduleView | BulkReanchorResult>(
+  ctx: SlotContext,
+  rows: readonly TaskRow[],
+  reply: R,
+): SlotPlan<R | ToolFailure> {
   const bySession = new Map<string, string[]>();
   for (const row of rows) {
     const ids = bySession.get(row.sessionId) ?? [];
@@ -60,7 +68,7 @@ function writeRows(ctx: SlotContext, rows: readonly TaskRow[], reply: unknown): 
   return {
     reply: resolved(reply),
     batch: { puts: rows, deletes: [] },
-    effects: rows.map((row) => ({ type: 'put' as const, row, now: ctx.now })),
+    effects: rows.map((row) => ({ type: 'task.updated' as const, row, now: ctx.now })),
     changes,
     onWriteFailure: (error) => ({
       reply: resolved({
@@ -73,7 +81,7 @@ function writeRows(ctx: SlotContext, rows: readonly TaskRow[], reply: unknown): 
 }
 
 /** Plans `remote.reanchor` in any of its forms. */
-export function planReanchor(ctx: SlotContext, request: unknown): SlotPlan {
+export function planReanchor(ctx: SlotContext, request: unknown): SlotPlan<ReanchorReply> {
   if (!isPlainObject(request)) {
     throw new ScheduleError(
       'invalid_selector',
@@ -125,7 +133,7 @@ export function planReanchor(ctx: SlotContext, request: unknown): SlotPlan {
 }
 
 /** Re-anchors the drifted rows among `rows` (each once) in one write. */
-function bulk(ctx: SlotContext, rows: readonly TaskRow[]): SlotPlan {
+function bulk(ctx: SlotContext, rows: readonly TaskRow[]): SlotPlan<BulkReanchorResult | ToolFailure> {
   const seen = new Set<string>();
   const moved: TaskRow[] = [];
   for (const row of rows) {
@@ -134,7 +142,7 @@ function bulk(ctx: SlotContext, rows: readonly TaskRow[]): SlotPlan {
     const next = reanchored(row, ctx.now);
     if (next !== undefined) moved.push(next);
   }
-  const views: ScheduleView[] = moved.map((row) => viewOf(ctx, row));
-  if (moved.length === 0) return answer({ reanchored: views });
-  return writeRows(ctx, moved, { reanchored: views });
+  const result: BulkReanchorResult = { reanchored: moved.map((row) => viewOf(ctx, row)) };
+  if (moved.length === 0) return answer(result);
+  return writeRows(ctx, moved, result);
 }

@@ -8,21 +8,22 @@ import { echoedId } from '../domain/fields.ts';
 import { pauseRow, resumeRow, triggerRow } from '../domain/pause.ts';
 import { recordFromRule } from '../domain/records.ts';
 import { recordsEqual } from '../domain/recordsEqual.ts';
+import type { DeleteResult, ToolFailure } from '../domain/replies.ts';
 import { emptyHistory } from '../domain/retention.ts';
 import { parseCreateArgs } from '../domain/selectors.ts';
 import type { DeliveryFailure, ScheduleView, TaskRow } from '../domain/types.ts';
 import { applyUpdate } from '../domain/update.ts';
 import { taskView, toView } from '../domain/views.ts';
-import { resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
+import { resolved, type SlotPlan, type SlotReply, type ViewReply } from './slotPlan.ts';
 import type { TaskRows } from './taskRows.ts';
 
 /** What a slot plan reads: the table, the time the slot started, and Sessions with an attempt in flight. */
 export interface SlotContext {
   readonly table: TaskRows;
   readonly now: number;
-  /** Sessions whose actor has a delivery attempt in flight (their actor is not retired yet). */
-  readonly attempting: ReadonlySet<string>;
-  /** The failure status of a task whose latest delivery attempt failed. */
+  /** True while the Session's actor has a delivery attempt in flight (its actor is not retired yet). */
+  readonly isAttempting: (sessionId: string) => boolean;
+  /** The failure status of a task whose latest delivery attempt failed (its actor's). */
   readonly failureOf?: (id: string) => DeliveryFailure | undefined;
 }
 
@@ -35,13 +36,16 @@ export function persistenceFailure(error: unknown): { code: 'persistence_uncerta
   };
 }
 
-const failed = (error: unknown): { reply: SlotReply; effects: [] } => ({ reply: resolved(persistenceFailure(error)), effects: [] });
+const failed = (error: unknown): { reply: SlotReply<ToolFailure>; effects: [] } => ({
+  reply: resolved(persistenceFailure(error)),
+  effects: [],
+});
 
 const notFound = (id: unknown): ScheduleError =>
   new ScheduleError('schedule_not_found', `No task ${describeValue(id)} exists in this Session; list the Session's tasks to find its id.`);
 
 /** Validates creation arguments, reserves an id and writes the new active row. */
-export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): SlotPlan {
+export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): SlotPlan<ViewReply> {
   const request = parseCreateArgs(args, ctx.now);
   const { id, nextTaskNumber } = ctx.table.reserveId();
   const record = recordFromRule(id, request.title, request.prompt, request.rule, request.target);
@@ -49,7 +53,7 @@ export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): 
   return {
     reply: resolved(toView(record, ctx.now)),
     batch: { puts: [row], deletes: [], nextTaskNumber },
-    effects: [{ type: 'spawn', rows: [row] }],
+    effects: [{ type: 'tasks.spawn', rows: [row] }],
     changes: [{ sessionId, ids: [id] }],
     onWriteFailure: failed,
   };
@@ -80,12 +84,12 @@ function activeRowOf(ctx: SlotContext, sessionId: string, id: unknown, action: s
 }
 
 /** Writes `next` in place of `row` (nothing when they are the same object) and answers its view. */
-function planPut(ctx: SlotContext, row: TaskRow, next: TaskRow): SlotPlan {
+function planPut(ctx: SlotContext, row: TaskRow, next: TaskRow): SlotPlan<ViewReply> {
   if (next === row) return { reply: resolved(viewOf(ctx, row)) };
   return {
     reply: resolved(viewOf(ctx, next)),
     batch: { puts: [next], deletes: [] },
-    effects: [{ type: 'put', row: next, now: ctx.now }],
+    effects: [{ type: 'task.updated', row: next, now: ctx.now }],
     changes: [{ sessionId: row.sessionId, ids: [row.record.id] }],
     onWriteFailure: failed,
   };
@@ -95,7 +99,7 @@ function planPut(ctx: SlotContext, row: TaskRow, next: TaskRow): SlotPlan {
  * Updates an active task of the Session. With `expected`, the stored record must equal it
  * (`schedule_conflict` otherwise). An update that changes nothing writes nothing.
  */
-export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edits: UpdateEdits, expected?: unknown): SlotPlan {
+export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edits: UpdateEdits, expected?: unknown): SlotPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'updated');
   if (expected !== undefined && !recordsEqual(row.record, expected)) {
     throw new ScheduleError(
@@ -113,13 +117,13 @@ export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edi
 }
 
 /** Pauses an active task of the Session; pausing a paused task writes nothing. */
-export function planPause(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
+export function planPause(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'paused');
   return planPut(ctx, row, pauseRow(row, ctx.now));
 }
 
 /** Resumes a paused task of the Session; resuming a running task writes nothing. */
-export function planResume(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
+export function planResume(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'resumed');
   return planPut(ctx, row, resumeRow(row, ctx.now));
 }
@@ -129,15 +133,18 @@ export function planResume(ctx: SlotContext, sessionId: string, id: unknown): Sl
  * request already waits (its delivery failed and waits for a retry), nothing is written and that
  * delivery is tried again at once.
  */
-export function planTrigger(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
+export function planTrigger(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'run now');
   const next = triggerRow(row, ctx.now);
-  if (next === row) return { reply: resolved(viewOf(ctx, row)), retryNow: [row.record.id] };
+  if (next === row) {
+    const ids = [row.record.id];
+    return { reply: resolved(viewOf(ctx, row)), retryNow: ids, effects: [{ type: 'tasks.retry', sessionId, ids, now: ctx.now }] };
+  }
   return planPut(ctx, row, next);
 }
 
 /** Deletes a task of the Session (active or inactive) with its history. */
-export function planDelete(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan {
+export function planDelete(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan<DeleteResult> {
   const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
   if (row === undefined || typeof id !== 'string')
     return { reply: resolved({ ...echoedId(id), deleted: false, code: 'schedule_not_found' }) };
@@ -146,20 +153,22 @@ export function planDelete(ctx: SlotContext, sessionId: string, id: unknown): Sl
     reply: resolved({ id, deleted: true }),
     batch: { puts: [], deletes: [id] },
     effects:
-      row.status === 'active' ? [{ type: 'remove', sessionId, ids: [id], retire: remaining === 0 && !ctx.attempting.has(sessionId) }] : [],
+      row.status === 'active'
+        ? [{ type: 'tasks.remove', sessionId, ids: [id], retire: remaining === 0 && !ctx.isAttempting(sessionId) }]
+        : [],
     changes: [{ sessionId, ids: [id] }],
     onWriteFailure: (error) => ({ reply: resolved({ id, deleted: false, ...persistenceFailure(error) }), effects: [] }),
   };
 }
 
 /** Deletes every active task of the Session in one write (archive admission's stop). */
-export function planSessionStop(ctx: SlotContext, sessionId: string): SlotPlan {
+export function planSessionStop(ctx: SlotContext, sessionId: string): SlotPlan<undefined> {
   const ids = ctx.table.activeRows(sessionId).map((row) => row.record.id);
   if (ids.length === 0) return { reply: resolved(undefined) };
   return {
     reply: resolved(undefined),
     batch: { puts: [], deletes: ids },
-    effects: [{ type: 'remove', sessionId, ids, retire: !ctx.attempting.has(sessionId) }],
+    effects: [{ type: 'tasks.remove', sessionId, ids, retire: !ctx.isAttempting(sessionId) }],
     changes: [{ sessionId, ids }],
     onWriteFailure: (error) => ({
       reply: { reject: new ScheduleError('persistence_uncertain', persistenceFailure(error).message, { cause: error }) },

@@ -13,12 +13,13 @@
 // small and serialisable whatever the caller sent. An unexpected failure answers
 // `internal_error` and is logged. `drift` takes no request and `reanchor` has its own forms
 // (driftPlans.ts), checked in the same spirit.
-import type { RemoteMethod } from '../../machines/events.ts';
+import type { RemoteMethod, RemoteReplies } from '../../machines/events.ts';
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
 import { catalogPage } from '../domain/catalogPage.ts';
 import { type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import { echoedId } from '../domain/fields.ts';
 import { historyPage } from '../domain/historyPage.ts';
+import type { ArchiveActivity, TaskNotDeleted, ToolFailure } from '../domain/replies.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
 import type { CatalogEntry, DeliveryFailure, TaskRow } from '../domain/types.ts';
 import { planDrift, planReanchor } from './driftPlans.ts';
@@ -47,14 +48,8 @@ export const REMOTE_MEMBERS: Readonly<Record<Exclude<RemoteMethod, 'catalog' | '
   trigger: ['sessionId', 'id'],
 };
 
-/** A remote answer to a delete that deleted nothing. */
-interface NotDeleted {
-  /** The request's id, when it is a string of at most 128 characters. */
-  readonly id?: string;
-  readonly deleted: false;
-  readonly code: Failure['code'];
-  readonly message: string;
-}
+/** What any remote call answers, a refusal included. */
+type RemoteReply = RemoteReplies[RemoteMethod];
 
 type Request = Readonly<Record<string, unknown>>;
 
@@ -114,7 +109,7 @@ export interface RemoteSettings {
   readonly tzdata: string;
 }
 
-function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, settings: RemoteSettings): SlotPlan {
+function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, settings: RemoteSettings): SlotPlan<RemoteReply> {
   if (method === 'catalog') {
     // Without a request, every task in id order (as it always was); with options, one page.
     if (request === undefined) {
@@ -164,15 +159,18 @@ function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, se
   }
 }
 
-/** The answer to a refused remote call: `{code, message}`, or for `delete` the not-deleted form. */
-function refusal(method: RemoteMethod, request: unknown, failure: Failure): Failure | NotDeleted {
+/**
+ * The answer to a refused remote call: `{code, message}`, or for `delete` the not-deleted form
+ * (with the request's id when it is a string of at most 128 characters).
+ */
+function refusal(method: RemoteMethod, request: unknown, failure: Failure): ToolFailure | TaskNotDeleted {
   if (method !== 'delete') return failure;
   const id = isPlainObject(request) ? ownValue(request, 'id') : undefined;
   return { ...echoedId(id), deleted: false, ...failure };
 }
 
 /** Plans one remote call. Never throws: a refused call is answered (see the rule above). */
-export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unknown, settings: RemoteSettings): SlotPlan {
+export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unknown, settings: RemoteSettings): SlotPlan<RemoteReply> {
   try {
     return planMethod(ctx, method, request, settings);
   } catch (error) {
@@ -185,7 +183,7 @@ export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unkn
 }
 
 /** Archive admission: the Session's active tasks as the `schedule` family, or nothing. */
-export function planSessionActivity(ctx: SlotContext, sessionId: string): SlotPlan {
+export function planSessionActivity(ctx: SlotContext, sessionId: string): SlotPlan<ArchiveActivity[]> {
   const rows = ctx.table.activeRows(sessionId).sort((a, b) => compareTaskIds(a.record.id, b.record.id));
   if (rows.length === 0) return answer([]);
   return answer([{ family: 'schedule', items: rows.map((row) => ({ id: row.record.id, label: row.record.title })) }]);

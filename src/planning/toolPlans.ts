@@ -3,6 +3,7 @@
 // another Session's task: lookups are by (Session, id).
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
+import type { ToolResult } from '../domain/replies.ts';
 import { TOOL_NAMES } from '../tools/definitions.ts';
 import { activeViews, planCreate, planDelete, planUpdate, type SlotContext } from './mutations.ts';
 import { answer, type SlotPlan } from './slotPlan.ts';
@@ -34,8 +35,8 @@ function taskIdArg(tool: string, args: Readonly<Record<string, unknown>>): strin
   return id;
 }
 
-/** Plans one tool call of `sessionId`. Throws a ScheduleError for a refused call. */
-export function planToolCall(ctx: SlotContext, sessionId: string, name: string, args: unknown): SlotPlan {
+/** Plans one tool call of `sessionId`, answering any tool's result. Throws a ScheduleError for a refused call. */
+export function planToolCall(ctx: SlotContext, sessionId: string, name: string, args: unknown): SlotPlan<ToolResult> {
   switch (name) {
     case 'schedule_create':
       return planCreate(ctx, sessionId, args);

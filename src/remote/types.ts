@@ -1,7 +1,6 @@
 // The remote namespace's requests and the archive admission's answer, as a Host's code sees them.
 // The service checks every request at run time as well (a Host may pass parsed JSON on), so a
 // malformed request is answered with a refusal, never trusted.
-import type { ScheduleView } from '../domain/types.ts';
 
 /** `remote.drift()`'s answer and its entries. */
 export type { DriftEntry, DriftReport } from '../domain/drift.ts';
@@ -45,16 +44,8 @@ export type BulkReanchorRequest =
   | { readonly all: true; readonly sessionId?: string }
   | { readonly sessionId: string; readonly ids: readonly string[] };
 
-/** The answer to a bulk re-anchor: the views of the tasks whose target moved. */
-export interface BulkReanchorResult {
-  readonly reanchored: ScheduleView[];
-}
-
-/** One entry of archive admission's `sessionActivity`: the Session's active tasks. */
-export interface ArchiveActivity {
-  readonly family: 'schedule';
-  readonly items: Array<{ readonly id: string; readonly label: string }>;
-}
-
 /** The paging options and the answer of `remote.catalog(request)` (see src/domain/catalogPage.ts). */
 export type { CatalogFilter, CatalogPage, CatalogRequest, CatalogSort, CatalogStatusFilter } from '../domain/catalogPage.ts';
+
+/** The answer to a bulk re-anchor, and one entry of archive admission's `sessionActivity`. */
+export type { ArchiveActivity, BulkReanchorResult } from '../domain/replies.ts';

@@ -3,15 +3,12 @@
 import { describeValue } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { DEFAULT_RETENTION, type RetentionLimits } from '../domain/retention.ts';
+import { DEFAULT_RETRY, type RetryPolicy } from '../domain/retry.ts';
+
+export type { RetryPolicy } from '../domain/retry.ts';
 
 /** The largest delay a platform timer accepts: 2^31 − 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Retry of failed deliveries: the first after `initialMs`, doubling up to `maxMs`. */
-export interface RetryPolicy {
-  readonly initialMs: number;
-  readonly maxMs: number;
-}
 
 /** What `createScheduleService` accepts as `config`. */
 export interface ScheduleConfig {
@@ -33,7 +30,6 @@ export interface ResolvedConfig {
   readonly passivationHorizonMs: number | null;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { initialMs: 5_000, maxMs: 300_000 };
 export const DEFAULT_MAX_WAIT_MS = 60_000;
 export const DEFAULT_MAX_CONCURRENT_RESTORES = 8;
 export const DEFAULT_PASSIVATION_HORIZON_MS = 3_600_000;
@@ -92,10 +88,4 @@ export function resolveConfig(config: unknown): ResolvedConfig {
         ? null
         : integer(c.passivationHorizonMs, 'passivationHorizonMs', 0, Number.MAX_SAFE_INTEGER, DEFAULT_PASSIVATION_HORIZON_MS),
   };
-}
-
-/** The wait before retry number `attempt` (1-based): initial, doubling, capped. */
-export function retryDelay(policy: RetryPolicy, attempt: number): number {
-  const doubled = policy.initialMs * 2 ** Math.min(attempt - 1, 52);
-  return Math.min(doubled, policy.maxMs);
 }

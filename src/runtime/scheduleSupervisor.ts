@@ -5,15 +5,9 @@
 // in-memory table, the due index and its timer, the restore limiter and the work counter — which
 // the other effect actors (the slot runner, the timer, each Session's delivery attempt, the close)
 // receive as input.
-import { fromCallback, fromPromise } from 'xstate';
-import type {
-  ActorEffect,
-  DeliveryInput,
-  DeliveryOutcome,
-  ScheduleReplyBody,
-  ScheduleReplyError,
-  SupervisorRuntime,
-} from '../../machines/events.ts';
+import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
+import { isAttempting, taskActorOf } from '../../machines/actorLookup.ts';
+import type { ActorEffect, DeliveryInput, DeliveryOutcome, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';
 import { sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
 import { sessionMachine } from '../../machines/sessionMachine.ts';
 import {
@@ -31,12 +25,12 @@ import { dueAtMs } from '../domain/due.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { SlotReply } from '../planning/slotPlan.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
-import { Activity } from './activity.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
 import { deliverBatch } from './deliveryAttempt.ts';
+import { IdleWatch, type Quiet } from './idleWatch.ts';
 import { Limiter } from './limiter.ts';
 import { Scheduler } from './scheduler.ts';
-import { runSlot, type SlotRunnerDeps } from './slotRunner.ts';
+import { type ActorReader, runSlot, type SlotRunnerDeps } from './slotRunner.ts';
 import { consoleLogger, isSupervisorInput } from './supervisorInput.ts';
 
 export type { ScheduleSupervisorInput } from './supervisorInput.ts';
@@ -66,9 +60,13 @@ interface PassivatedTask {
 
 /** The effects of one supervisor: what its effect actors share. */
 export class ScheduleRuntime implements SupervisorRuntime {
-  readonly activity = new Activity();
-  readonly attempting = new Set<string>();
   readonly restores: Limiter;
+  /** The supervisor whose effects these are (set when its slot runner starts): the actors are read through it. */
+  private supervisor: AnyActorRef | null = null;
+  private readonly idle = new IdleWatch(
+    () => this.supervisor,
+    () => this.quiet(),
+  );
   readonly scheduler: Scheduler;
   private sink: TimerSink | null = null;
 
@@ -80,20 +78,19 @@ export class ScheduleRuntime implements SupervisorRuntime {
     this.scheduler = new Scheduler({
       clock: ports.clock,
       config: ports.config,
-      activity: this.activity,
       sessionOf: (id) => table.get(id)?.sessionId,
       dueOf: (id) => {
         const row = table.get(id);
         return row === undefined || row.status !== 'active' ? undefined : dueAtMs(row);
       },
       logger: ports.logger,
-      onDue: (now, due) => this.sink?.({ type: 'clock.tick', now, due }),
-      // A pending receipt's write is retried like a flushed attempt's commit (its slot ends the activity).
-      onCommitDue: (sessionId, outcome) => {
-        if (this.sink === null) return;
-        this.activity.begin();
-        this.sink({ type: 'delivery.flushed', sessionId, outcome });
+      taskOf: (id) => {
+        const snapshot = this.taskActor(id)?.getSnapshot();
+        return snapshot === undefined ? undefined : { state: String(snapshot.value), context: snapshot.context };
       },
+      onDue: (now, due) => this.sink?.({ type: 'clock.tick', now, due }),
+      // A pending receipt's write is retried like a flushed attempt's commit.
+      onCommitDue: (sessionId, outcome) => this.sink?.({ type: 'delivery.flushed', sessionId, outcome }),
       rowOf: (id) => table.get(id),
       onActivate: (rows) => this.sink?.({ type: 'tasks.activate', rows }),
     });
@@ -109,12 +106,12 @@ export class ScheduleRuntime implements SupervisorRuntime {
     if (scheduler.passiveCount === 0) return effects;
     const out: ActorEffect[] = [];
     for (const effect of effects) {
-      if (effect.type === 'put') {
+      if (effect.type === 'task.updated') {
         if (!scheduler.isPassive(effect.row.record.id)) out.push(effect);
-      } else if (effect.type === 'spawn') {
+      } else if (effect.type === 'tasks.spawn') {
         const rows = effect.rows.filter((row) => !scheduler.isPassive(row.record.id));
         if (rows.length === effect.rows.length) out.push(effect);
-        else if (rows.length > 0) out.push({ type: 'spawn', rows });
+        else if (rows.length > 0) out.push({ type: 'tasks.spawn', rows });
       } else out.push(effect);
     }
     return out;
@@ -139,19 +136,50 @@ export class ScheduleRuntime implements SupervisorRuntime {
 
   get slotDeps(): SlotRunnerDeps {
     const { storage, clock, logger, config } = this.ports;
-    return { table: this.table, storage, clock, logger, config, scheduler: this.scheduler, attempting: this.attempting };
+    return { table: this.table, storage, clock, logger, config, scheduler: this.scheduler, actors: this.actors };
+  }
+
+  get retry(): ResolvedConfig['retry'] {
+    return this.ports.config.retry;
+  }
+
+  /** The slot runner started under `supervisor`: the actors are read through it from now on. */
+  attachSupervisor(supervisor: AnyActorRef | undefined): void {
+    this.supervisor = supervisor ?? null;
+  }
+
+  /** The attempt in flight and a task's failure status, read from the actors that own them. */
+  readonly actors: ActorReader = {
+    isAttempting: (sessionId) => this.supervisor !== null && isAttempting(this.supervisor, sessionId),
+    failureOf: (id) => this.taskActor(id)?.getSnapshot().context.failure,
+  };
+
+  private taskActor(id: string) {
+    const sessionId = this.table.get(id)?.sessionId;
+    return this.supervisor === null || sessionId === undefined ? undefined : taskActorOf(this.supervisor, sessionId, id);
   }
 
   whenIdle(): Promise<void> {
-    return this.activity.whenIdle();
+    return this.idle.whenIdle();
   }
 
-  callBegan(): void {
-    this.activity.begin();
-  }
-
-  callEnded(): void {
-    this.activity.end();
+  /** Whether anything is in progress, from the supervisor's and the Session actors' states. */
+  private quiet(): Quiet {
+    const supervisor = this.supervisor;
+    if (supervisor === null) return 'idle';
+    const snapshot = supervisor.getSnapshot();
+    if (snapshot.status !== 'active' || snapshot.matches('closed')) return 'idle';
+    if (!snapshot.matches({ running: 'idle' }) || snapshot.context.queue.size > 0) return 'busy';
+    const children: Record<string, AnyActorRef | undefined> = snapshot.children;
+    for (const id in children) {
+      if (!id.startsWith('sessions:')) continue;
+      const sessions: Record<string, AnyActorRef | undefined> = children[id]?.getSnapshot().children ?? {};
+      for (const sessionId in sessions) {
+        const session = sessions[sessionId]?.getSnapshot();
+        if (session?.status === 'active' && !session.matches('idle')) return 'busy';
+      }
+    }
+    return this.scheduler.wakeQueued ? 'soon' : 'idle';
   }
 
   toJSON(): string {
@@ -179,12 +207,7 @@ function runtimeOf(runtime: SupervisorRuntime | null | undefined): ScheduleRunti
 
 /** What a call settles with, in the reply's shape. */
 function replyBody(reply: SlotReply): ScheduleReplyBody {
-  if ('resolve' in reply) return { ok: true, value: reply.resolve };
-  return { ok: false, error: replyError(reply.reject) };
-}
-
-function replyError(error: unknown): ScheduleReplyError {
-  return error instanceof Error ? error : new Error(String(error), { cause: error });
+  return 'resolve' in reply ? { ok: true, value: reply.resolve } : { ok: false, error: reply.reject };
 }
 
 const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) => {
@@ -210,29 +233,28 @@ const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) 
   return { activeRows, runtime };
 });
 
-const slotRunner = fromCallback<SlotRunEvent, RuntimeInput>(({ input, sendBack, receive }) => {
+const slotRunner = fromCallback<SlotRunEvent, RuntimeInput>(({ input, sendBack, receive, self }) => {
   const runtime = runtimeOf(input.runtime);
+  runtime.attachSupervisor(self._parent);
   receive((event) => {
     const count = event.commands.length;
     void runSlot(runtime.slotDeps, event.commands).then((outcome) => {
       const effects = runtime.liveEffects(outcome.effects);
       sendBack({ type: 'slot.done', outcome: { ...outcome, effects, reply: replyBody(outcome.reply) }, count });
-      // Internal commands are delivery commits: the attempt that began in deliverBatch ends here.
-      for (const command of event.commands) if (command.requestId === null) runtime.activity.end();
     });
   });
 });
 
 const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive }) => {
   const runtime = runtimeOf(input.runtime);
-  const { scheduler, activity } = runtime;
+  const { scheduler } = runtime;
   let draining = false;
   const drain = (): void => {
     if (draining) return;
     draining = true;
     scheduler.stop();
     scheduler.drainPendingCommits(); // one last write of receipts still waiting; lost only if it fails
-    void activity.whenIdle().then(() => sendBack({ type: 'timer.drained' }));
+    void runtime.whenIdle().then(() => sendBack({ type: 'timer.drained' }));
   };
   runtime.attachTimer(sendBack);
   receive((event) => {
@@ -240,12 +262,8 @@ const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive
       drain();
       return;
     }
-    runtime.attempting.delete(event.sessionId);
-    scheduler.failed(event.ids, runtime.ports.clock.now(), [
-      { ids: event.ids, stage: 'resolve', message: 'The delivery attempt ended with an unexpected error.' },
-    ]);
+    scheduler.failed(event.causes);
     scheduler.rearm();
-    activity.end();
   });
   if (input.drain === true) drain();
   return () => runtime.detachTimer();
@@ -263,8 +281,6 @@ const closeDomain = fromPromise<void, RuntimeInput>(async ({ input }) => {
 
 const deliveryAttempt = fromPromise<DeliveryOutcome, DeliveryInput>(({ input }) => {
   const runtime = runtimeOf(input.runtime);
-  runtime.activity.begin();
-  runtime.attempting.add(input.sessionId);
   const { sessions, clock, logger } = runtime.ports;
   return deliverBatch(
     { sessions, clock, logger, restores: runtime.restores, pendingCommits: runtime.scheduler.pendingCommits },

@@ -1,14 +1,17 @@
-// The service's one timer (docs/delivery.md). Active tasks wait in a priority queue keyed by when
-// they are next due — their target, or a retry time after a failed delivery. The timer is armed
-// for the earliest key, each wait at most `maxWaitMs` (never above 2^31 − 1 ms); every wake
-// rereads the wall clock and takes only what is due by then, so a clock that moved backwards never
-// fires anything early and one that jumped forwards catches up at once. With retry disabled a
-// failed task is parked: only an unrelated wake (another task due, a committed create, update or
-// delete) or a restart tries it again.
+// The service's one timer (docs/delivery.md) and its due index. Active tasks wait in a priority
+// queue keyed by when they are next due — their target, or the retry time their task actor holds
+// after a failed delivery. The timer is armed for the earliest key, each wait at most `maxWaitMs`
+// (never above 2^31 − 1 ms); every wake rereads the wall clock and takes only what is due by then,
+// so a clock that moved backwards never fires anything early and one that jumped forwards catches
+// up at once. A task actor that is `parked` (retry off, or a message id that cannot be recorded)
+// is indexed without a time: only an unrelated wake (another task due, a committed create, update
+// or delete) or a restart tries it again. The retry state itself — attempts, the backoff, the next
+// retry — lives only in the task actor (taskMachine.ts); this index reads it after the actor took
+// a failure.
 //
 // A task whose Session flushed its reminder but whose row write failed holds a pending receipt
-// (pendingCommits.ts): its queue key is then the retry time of that write, on the same backoff, and
-// when it comes the write is retried — the task is not handed to its Session, whatever its target.
+// (pendingCommits.ts): its queue key is then the retry time its actor holds, and when it comes the
+// write is retried — the task is not handed to its Session, whatever its target.
 // Any successful write retries the waiting receipts at once (the storage works again); an edit of
 // the task keeps the receipt waiting; deleting or ending the task drops it.
 //
@@ -24,28 +27,32 @@
 // row becomes, until it is deleted or ends.
 
 import type { DeliveryOutcome, DueTasks, FailureCause } from '../../machines/events.ts';
+import { nextRetryMs, type TaskContext } from '../../machines/taskMachine.ts';
 import { dueAtMs } from '../domain/due.ts';
-import { formatInstant } from '../domain/instant.ts';
-import type { DeliveryFailure, TaskRow } from '../domain/types.ts';
+import type { TaskRow } from '../domain/types.ts';
 import type { PendingCommit } from '../planning/pendingReceipts.ts';
 import type { Clock, Logger } from '../ports.ts';
-import type { Activity } from './activity.ts';
-import { type ResolvedConfig, retryDelay } from './config.ts';
+import type { ResolvedConfig } from './config.ts';
 import { DueQueue } from './dueQueue.ts';
 import { PendingCommits } from './pendingCommits.ts';
 
-const UNEXPLAINED_FAILURE = 'The delivery attempt failed without a cause.';
+/** A task actor as the index reads it: its state and its context. */
+export interface TaskActorState {
+  readonly state: string;
+  readonly context: TaskContext;
+}
 
 export interface SchedulerOptions {
   readonly clock: Clock;
   readonly config: ResolvedConfig;
-  readonly activity: Activity;
   /** The Session a task belongs to (undefined once it is gone). */
   readonly sessionOf: (id: string) => string | undefined;
   /** When an active task is due (epoch ms, `dueAtMs`), undefined once it is gone, ended or paused. */
   readonly dueOf: (id: string) => number | undefined;
   /** Receives one warning per failed stage of an attempt. */
   readonly logger: Logger;
+  /** The task's actor as it is now (undefined without one). */
+  readonly taskOf: (id: string) => TaskActorState | undefined;
   /** Receives the due tasks of one wake, grouped by Session. */
   readonly onDue: (now: number, due: DueTasks[]) => void;
   /** Receives pending receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
@@ -58,13 +65,10 @@ export interface SchedulerOptions {
 
 export class Scheduler {
   private readonly queue = new DueQueue();
-  private readonly failures = new Map<string, number>();
+  /** Tasks whose actor is parked: taken by the next unrelated wake. */
   private readonly parked = new Set<string>();
-  /** The failure status of tasks whose latest attempt failed (cleared by a committed delivery). */
-  private readonly status = new Map<string, DeliveryFailure>();
   /** Receipts acknowledged by their Session whose write failed, to write again. */
   readonly pendingCommits = new PendingCommits();
-  private readonly commitFailures = new Map<string, number>();
   private recoverPending = false;
   private timer: unknown = null;
   private armedFor: number | null = null;
@@ -84,7 +88,7 @@ export class Scheduler {
   constructor(private readonly options: SchedulerOptions) {}
 
   /**
-   * An active row was committed: it is due at its target, and earlier failures are forgotten —
+   * An active row was committed: it is due at its target (its actor forgets the backoff) —
    * unless its receipt is still waiting to be written (an edit landed meanwhile): then the write's
    * retry keeps its time.
    */
@@ -96,13 +100,7 @@ export class Scheduler {
       return;
     }
     if (this.pendingCommits.has(id)) return;
-    this.failures.delete(id);
     this.parked.delete(id);
-    const failure = this.status.get(id);
-    if (failure?.nextRetryAt !== undefined) {
-      const { nextRetryAt: _, ...rest } = failure;
-      this.status.set(id, rest);
-    }
     if (due === undefined) this.queue.delete(id);
     else this.queue.set(id, due);
   }
@@ -170,23 +168,10 @@ export class Scheduler {
     return this.activations.size + this.dormant.size;
   }
 
-  /** Deliveries of these tasks were committed: their failure status is cleared. */
-  delivered(ids: readonly string[]): void {
-    for (const id of ids) this.status.delete(id);
-  }
-
-  /** The failure status of an active task whose latest attempt failed. */
-  failureOf(id: string): DeliveryFailure | undefined {
-    return this.status.get(id);
-  }
-
   /** The row was deleted or ended (a receipt still waiting for it is dropped). */
   untrack(id: string): void {
     this.pendingCommits.delete(id);
-    this.commitFailures.delete(id);
-    this.failures.delete(id);
     this.parked.delete(id);
-    this.status.delete(id);
     this.queue.delete(id);
     this.live.delete(id);
     this.dormant.delete(id);
@@ -194,110 +179,67 @@ export class Scheduler {
   }
 
   /**
-   * A delivery attempt failed for these tasks: retry with backoff, or park them. A task whose
-   * target moved into the future meanwhile (an edit landed during the attempt) simply waits for
-   * that target.
+   * These failures reached the task actors: each task is queued again at the retry its actor
+   * holds, indexed as parked, or — when the failure left it waiting for its target (an edit
+   * landed during the attempt) — at that target; each cause is logged once.
    */
-  failed(ids: readonly string[], now: number, causes: readonly FailureCause[] = []): void {
-    const causeOf = new Map<string, FailureCause>();
-    for (const cause of causes) for (const id of cause.ids) causeOf.set(id, cause);
-    const retries = new Map<FailureCause | undefined, { ids: string[]; nextRetryAt?: string; attempt: number }>();
-    for (const id of ids) {
-      if (this.pendingCommits.has(id)) continue; // its receipt's write keeps its own retry
-      const due = this.options.dueOf(id);
-      if (due === undefined) continue;
-      if (due > now) {
-        this.failures.delete(id);
-        this.parked.delete(id);
-        this.queue.set(id, due);
-        continue;
+  failed(causes: readonly FailureCause[]): void {
+    for (const cause of causes) {
+      const ids: string[] = [];
+      let latest: TaskContext['failure'];
+      for (const id of cause.ids) {
+        const task = this.options.taskOf(id);
+        if (task === undefined) continue;
+        this.requeue(id, task);
+        if (task.state !== 'retrying' && task.state !== 'parked') continue;
+        ids.push(id);
+        latest ??= task.context.failure;
       }
-      const attempt = (this.failures.get(id) ?? 0) + 1;
-      this.failures.set(id, attempt);
-      const retryAt = this.retryOrPark(id, attempt, now);
-      const cause = causeOf.get(id);
-      const failure = this.noteFailure(id, now, cause?.stage ?? 'resolve', cause?.message ?? UNEXPLAINED_FAILURE, retryAt);
-      const group = retries.get(cause) ?? { ids: [], attempt: failure.attempts };
-      group.ids.push(id);
-      if (failure.nextRetryAt !== undefined) group.nextRetryAt = failure.nextRetryAt;
-      retries.set(cause, group);
-    }
-    for (const [cause, group] of retries) {
+      if (cause.park === true || ids.length === 0) continue;
       this.options.logger.warn('A delivery attempt failed; the reminders stay active.', {
-        sessionId: this.options.sessionOf(group.ids[0] ?? ''),
-        taskIds: group.ids,
-        stage: cause?.stage ?? 'resolve',
-        attempt: group.attempt,
-        nextRetryAt: group.nextRetryAt ?? null,
-        cause: cause?.error ?? cause?.message ?? UNEXPLAINED_FAILURE,
+        sessionId: this.options.sessionOf(ids[0] ?? ''),
+        taskIds: ids,
+        stage: cause.stage,
+        attempt: latest?.attempts ?? 1,
+        nextRetryAt: latest?.nextRetryAt ?? null,
+        cause: cause.error ?? cause.message,
       });
     }
   }
 
-  /** Records one more failed attempt of `id` in its failure status. */
-  private noteFailure(
-    id: string,
-    now: number,
-    stage: DeliveryFailure['stage'],
-    message: string,
-    retryAt: number | undefined,
-  ): DeliveryFailure {
-    const attempts = (this.status.get(id)?.attempts ?? 0) + 1;
-    const base = { attempts, lastAt: formatInstant(now), stage, message };
-    const failure: DeliveryFailure = retryAt === undefined ? base : { ...base, nextRetryAt: formatInstant(retryAt) };
-    this.status.set(id, failure);
-    return failure;
+  /** Indexes a task by its actor's state: its retry time, parked, or its due instant. */
+  private requeue(id: string, task: TaskActorState): void {
+    if (task.state === 'parked') {
+      this.queue.delete(id);
+      this.parked.add(id);
+      return;
+    }
+    this.parked.delete(id);
+    const at = task.state === 'retrying' ? nextRetryMs(task.context) : this.options.dueOf(id);
+    if (at === undefined) this.queue.delete(id);
+    else this.queue.set(id, at);
   }
 
   /**
-   * The write of these acknowledged receipts failed: keep them and retry the write with backoff
-   * (or park it with retry disabled). Their tasks are not delivered meanwhile.
+   * The write of these acknowledged receipts failed: keep them, to write again when their
+   * task's retry comes (its actor took the failure). Their tasks are not delivered meanwhile.
    */
-  commitFailed(commits: readonly PendingCommit[], now: number, error?: unknown): void {
-    const message = error instanceof Error ? error.message : error === undefined ? UNEXPLAINED_FAILURE : String(error);
-    for (const commit of commits) {
-      const id = commit.reminder.id;
-      this.pendingCommits.hold(commit);
-      this.failures.delete(id);
-      const attempt = (this.commitFailures.get(id) ?? 0) + 1;
-      this.commitFailures.set(id, attempt);
-      this.noteFailure(id, now, 'commit', message, this.retryOrPark(id, attempt, now));
-    }
-  }
-
-  /** Queues the task's `attempt`-th retry on the backoff and answers its instant, or parks it (retry off). */
-  private retryOrPark(id: string, attempt: number, now: number): number | undefined {
-    const policy = this.options.config.retry;
-    if (policy === false) {
-      this.queue.delete(id);
-      this.parked.add(id);
-      return undefined;
-    }
-    const retryAt = now + retryDelay(policy, attempt);
-    this.queue.set(id, retryAt);
-    return retryAt;
+  commitFailed(commits: readonly PendingCommit[]): void {
+    for (const commit of commits) this.pendingCommits.hold(commit);
   }
 
   /** These receipts were written (or their task is gone): forget them. */
   commitsSettled(ids: readonly string[]): void {
-    for (const id of ids) {
-      this.pendingCommits.delete(id);
-      this.commitFailures.delete(id);
-    }
+    for (const id of ids) this.pendingCommits.delete(id);
   }
 
   /** A write succeeded: receipts waiting for a retry are written again at once. */
   recover(): void {
     if (this.recoverPending || this.stopped || this.pendingCommits.waiting().length === 0) return;
     this.recoverPending = true;
-    this.options.activity.begin();
     queueMicrotask(() => {
       this.recoverPending = false;
-      try {
-        if (!this.stopped) this.handOutCommits(this.pendingCommits.waiting(), this.options.clock.now());
-      } finally {
-        this.options.activity.end();
-      }
+      if (!this.stopped) this.handOutCommits(this.pendingCommits.waiting(), this.options.clock.now());
     });
   }
 
@@ -307,8 +249,8 @@ export class Scheduler {
   }
 
   /**
-   * Retry now: these tasks (waiting out a backoff, or parked) are tried again at the next wake,
-   * their backoff forgotten; a receipt waiting for its write is written again at once.
+   * Retry now: these tasks (waiting out a backoff, or parked) are tried again at the next wake
+   * (their actors forget the backoff); a receipt waiting for its write is written again at once.
    */
   retryNow(ids: readonly string[]): void {
     const commits: string[] = [];
@@ -320,34 +262,25 @@ export class Scheduler {
       }
       const due = this.options.dueOf(id);
       if (due === undefined) continue;
-      this.failures.delete(id);
       this.parked.delete(id);
       this.queue.set(id, due);
     }
     if (commits.length > 0) this.handOutCommits(commits, this.options.clock.now());
   }
 
-  /** Parks tasks whatever the retry policy: only an unrelated wake or a restart tries them again. */
-  park(ids: readonly string[]): void {
-    for (const id of ids) {
-      this.queue.delete(id);
-      this.parked.add(id);
-    }
-  }
-
   /** A committed create, update or delete: parked tasks get another try. */
   kick(): void {
     if (this.parked.size === 0 || this.kickPending || this.stopped) return;
     this.kickPending = true;
-    this.options.activity.begin();
     queueMicrotask(() => {
       this.kickPending = false;
-      try {
-        if (!this.stopped) this.wake(true);
-      } finally {
-        this.options.activity.end();
-      }
+      if (!this.stopped) this.wake(true);
     });
+  }
+
+  /** True while a wake queued for the end of this turn (a kick, a receipts' recovery) has not run. */
+  get wakeQueued(): boolean {
+    return this.kickPending || this.recoverPending;
   }
 
   /** Arms the timer for the earliest due task (or cancels it when nothing is queued). */
@@ -383,13 +316,7 @@ export class Scheduler {
   private onTimer(): void {
     this.timer = null;
     this.armedFor = null;
-    if (this.stopped) return;
-    this.options.activity.begin();
-    try {
-      this.wake(false);
-    } finally {
-      this.options.activity.end();
-    }
+    if (!this.stopped) this.wake(false);
   }
 
   /**

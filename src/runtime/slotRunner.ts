@@ -8,8 +8,8 @@
 // not their delivery; any successful write retries them at once.
 import type { ActorEffect, DomainChange, FailureCause, MailboxCommand, Operation } from '../../machines/events.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
-import type { TaskRow } from '../domain/types.ts';
-import { planDeliveryCommit } from '../planning/deliveryCommit.ts';
+import type { DeliveryFailure, TaskRow } from '../domain/types.ts';
+import { planDeliveryCommit, taskFailures } from '../planning/deliveryCommit.ts';
 import type { SlotContext } from '../planning/mutations.ts';
 import type { PendingCommit } from '../planning/pendingReceipts.ts';
 import { planRemote, planSessionActivity, planSessionStop } from '../planning/remotePlans.ts';
@@ -21,11 +21,23 @@ import type { Scheduler } from './scheduler.ts';
 import type { TaskTable } from './taskTable.ts';
 import { currentTzdata } from './tzdataVersion.ts';
 
-/** What one slot did: how the call settles, the effects on the actors, the committed changes. */
+/**
+ * What one slot did: how the call settles, the effects on the actors, the committed changes, and
+ * the failures its effects hand to task actors (for the timer, once the actors have taken them).
+ */
 export interface SlotOutcome {
   readonly reply: SlotReply;
   readonly effects: readonly ActorEffect[];
   readonly changes: readonly DomainChange[];
+  readonly failures: readonly FailureCause[];
+}
+
+/** What the slot runner reads from the actors: nothing about them is kept anywhere else. */
+export interface ActorReader {
+  /** True while the Session's actor has a delivery attempt in flight. */
+  isAttempting(sessionId: string): boolean;
+  /** The failure status a task's actor holds after a failed attempt. */
+  failureOf(id: string): DeliveryFailure | undefined;
 }
 
 export interface SlotRunnerDeps {
@@ -35,8 +47,7 @@ export interface SlotRunnerDeps {
   readonly logger: Logger;
   readonly config: ResolvedConfig;
   readonly scheduler: Scheduler;
-  /** Sessions with a delivery attempt in flight. */
-  readonly attempting: Set<string>;
+  readonly actors: ActorReader;
 }
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
@@ -53,7 +64,9 @@ function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): Slot
 }
 
 function plan(deps: SlotRunnerDeps, op: Operation, now: number): SlotPlan {
-  const ctx: SlotContext = { table: deps.table, now, attempting: deps.attempting, failureOf: (id) => deps.scheduler.failureOf(id) };
+  const { actors } = deps;
+  const isAttempting = (sessionId: string): boolean => actors.isAttempting(sessionId);
+  const ctx: SlotContext = { table: deps.table, now, isAttempting, failureOf: (id) => actors.failureOf(id) };
   switch (op.kind) {
     case 'tool':
       return planToolCall(ctx, op.sessionId, op.name, op.args);
@@ -65,7 +78,14 @@ function plan(deps: SlotRunnerDeps, op: Operation, now: number): SlotPlan {
       return planSessionStop(ctx, op.sessionId);
     case 'delivery.commit':
       return planDeliveryCommit(
-        { table: deps.table, retention: deps.config.retention, pending: deps.scheduler.pendingCommits, attempting: deps.attempting, now },
+        {
+          table: deps.table,
+          retention: deps.config.retention,
+          pending: deps.scheduler.pendingCommits,
+          isAttempting,
+          retry: deps.config.retry,
+          now,
+        },
         op.sessionId,
         op.outcome,
       );
@@ -77,9 +97,7 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
   const puts: TaskRow[] = [];
   const effects: ActorEffect[] = [];
   const changes: DomainChange[] = [];
-  const failedIds: string[] = [];
-  const failureCauses: FailureCause[] = [];
-  const parkIds: string[] = [];
+  const failures: FailureCause[] = [];
   const errors: Array<{ message: string; data: unknown }> = [];
   const commits: PendingCommit[] = [];
   const dropped: string[] = [];
@@ -88,28 +106,24 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
     if (p.batch !== undefined) puts.push(...p.batch.puts);
     effects.push(...(p.effects ?? []));
     changes.push(...(p.changes ?? []));
-    failedIds.push(...(p.failedIds ?? []));
-    failureCauses.push(...(p.failureCauses ?? []));
-    parkIds.push(...(p.parkIds ?? []));
+    failures.push(...(p.failures ?? []));
     commits.push(...(p.commits ?? []));
     dropped.push(...(p.dropped ?? []));
   }
-  const merged: SlotPlan = { reply: resolved(null), effects, changes, failedIds, failureCauses, parkIds, errors, commits, dropped };
+  const merged: SlotPlan = { reply: resolved(null), effects, changes, failures, errors, commits, dropped };
   if (puts.length === 0) return merged;
   return {
     ...merged,
     batch: { puts, deletes: [] },
     onWriteFailure: (error) => {
-      const failures = plans.map(
-        (p) => p.onWriteFailure?.(error) ?? { reply: resolved(null), effects: p.effects ?? [], failedIds: p.failedIds ?? [] },
+      const outcomes = plans.map(
+        (p) => p.onWriteFailure?.(error) ?? { reply: resolved(null), effects: p.effects ?? [], failures: p.failures ?? [] },
       );
       return {
         reply: resolved(null),
-        effects: failures.flatMap((f) => f.effects),
-        failedIds: failures.flatMap((f) => f.failedIds ?? []),
-        failureCauses: failures.flatMap((f) => f.failureCauses ?? []),
-        parkIds: failures.flatMap((f) => f.parkIds ?? []),
-        commits: failures.flatMap((f) => f.commits ?? []),
+        effects: outcomes.flatMap((f) => f.effects),
+        failures: outcomes.flatMap((f) => f.failures ?? []),
+        commits: outcomes.flatMap((f) => f.commits ?? []),
       };
     },
   };
@@ -119,20 +133,34 @@ function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
  * Settles every delivery attempt among `commands` as failed (nothing recorded); retried writes of
  * pending receipts go back to waiting.
  */
-function failedSettles(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): ActorEffect[] {
+function failedSettles(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): { effects: ActorEffect[]; failures: FailureCause[] } {
   const effects: ActorEffect[] = [];
+  const failures: FailureCause[] = [];
   const pending = deps.scheduler.pendingCommits;
+  const now = deps.clock.now();
   for (const { operation: op } of commands) {
     if (op.kind !== 'delivery.commit') continue;
-    if (pending.isRetry(op.outcome)) {
-      const waiting = op.outcome.delivered.map((d) => pending.get(d.id)).filter((c) => c !== undefined);
-      deps.scheduler.commitFailed(waiting, deps.clock.now());
-      continue;
-    }
-    const failedIds = [...op.outcome.delivered.map((d) => d.id), ...op.outcome.failedIds, ...op.outcome.unrecordableIds];
-    effects.push({ type: 'settle', sessionId: op.sessionId, committed: [], failedIds, now: op.outcome.now, retire: false });
+    const retried = pending.isRetry(op.outcome);
+    const ids = retried
+      ? op.outcome.delivered.map((d) => d.id)
+      : [...op.outcome.delivered.map((d) => d.id), ...op.outcome.failedIds, ...op.outcome.unrecordableIds];
+    const cause: FailureCause = { ids, stage: retried ? 'commit' : 'resolve', message: INTERNAL_ERROR_MESSAGE };
+    const taken = taskFailures([cause], deps.config.retry);
+    failures.push(cause);
+    if (retried) {
+      deps.scheduler.commitFailed(op.outcome.delivered.map((d) => pending.get(d.id)).filter((c) => c !== undefined));
+      effects.push({ type: 'receipts.failed', sessionId: op.sessionId, failures: taken, now });
+    } else
+      effects.push({
+        type: 'delivery.settle',
+        sessionId: op.sessionId,
+        committed: [],
+        failures: taken,
+        now: op.outcome.now,
+        retire: false,
+      });
   }
-  return effects;
+  return { effects, failures };
 }
 
 /** Keeps the timer's queue in step with a committed batch. */
@@ -144,25 +172,17 @@ function track(deps: SlotRunnerDeps, batch: CommitBatch): void {
   }
 }
 
-/** Schedules the retries of failed tasks and parks the ones not to be retried on a timer. */
-function retry(deps: SlotRunnerDeps, failure: Pick<SlotPlan, 'failedIds' | 'failureCauses' | 'parkIds'>): void {
-  const { failedIds, parkIds } = failure;
-  if (failedIds !== undefined && failedIds.length > 0) deps.scheduler.failed(failedIds, deps.clock.now(), failure.failureCauses);
-  if (parkIds !== undefined && parkIds.length > 0) deps.scheduler.park(parkIds);
-}
-
 /** Writes a plan's batch (if any) and settles the slot. */
 async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<SlotOutcome> {
   for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
   const batch = slot.batch;
   if (batch === undefined) {
     deps.scheduler.commitsSettled(slot.dropped ?? []);
-    retry(deps, slot);
     if (slot.retryNow !== undefined) deps.scheduler.retryNow(slot.retryNow);
     deps.scheduler.rearm();
-    return { reply: slot.reply, effects: slot.effects ?? [], changes: [] };
+    return { reply: slot.reply, effects: slot.effects ?? [], changes: [], failures: slot.failures ?? [] };
   }
-  if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [] };
+  if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [], failures: [] };
   // The first write after an open with other time-zone data records the version in use.
   const tzdata = currentTzdata();
   const written = deps.table.tzdata === tzdata ? batch : { ...batch, tzdata };
@@ -172,10 +192,9 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
     const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
     deps.scheduler.commitsSettled(slot.dropped ?? []);
-    deps.scheduler.commitFailed(failure.commits ?? [], deps.clock.now(), error);
-    retry(deps, failure);
+    deps.scheduler.commitFailed(failure.commits ?? []);
     deps.scheduler.rearm();
-    return { reply: failure.reply, effects: failure.effects, changes: [] };
+    return { reply: failure.reply, effects: failure.effects, changes: [], failures: failure.failures ?? [] };
   }
   deps.table.apply(written);
   for (const { sessionId, reminder: r } of slot.commits ?? [])
@@ -188,25 +207,23 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
     });
   const deliveredIds = (slot.commits ?? []).map((c) => c.reminder.id);
   deps.scheduler.commitsSettled([...deliveredIds, ...(slot.dropped ?? [])]);
-  deps.scheduler.delivered(deliveredIds);
   track(deps, batch);
-  retry(deps, slot);
   deps.scheduler.rearm();
   if (op.kind !== 'delivery.commit') deps.scheduler.kick();
   deps.scheduler.recover();
-  return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [] };
+  return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [], failures: slot.failures ?? [] };
 }
 
 /** Runs one command to its outcome; never rejects. */
 async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promise<SlotOutcome> {
   const op = command.operation;
   const signal = op.kind === 'tool' ? op.signal : undefined;
-  if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [] };
+  if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [], failures: [] };
   let slot: SlotPlan;
   try {
     slot = plan(deps, op, deps.clock.now());
   } catch (error) {
-    return { reply: failureReply(deps, op, error), effects: [], changes: [] };
+    return { reply: failureReply(deps, op, error), effects: [], changes: [], failures: [] };
   }
   return execute(deps, op, slot, signal);
 }
@@ -215,7 +232,7 @@ async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promis
 export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<SlotOutcome> {
   const first = commands[0];
   try {
-    if (first === undefined) return { reply: resolved(null), effects: [], changes: [] };
+    if (first === undefined) return { reply: resolved(null), effects: [], changes: [], failures: [] };
     if (commands.length === 1) return await runCommand(deps, first);
     const now = deps.clock.now();
     const plans = commands.map((c) => plan(deps, c.operation, now));
@@ -223,15 +240,6 @@ export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCo
   } catch (error) {
     // Unreachable unless planning has a bug; the Sessions must still leave their attempt.
     deps.logger.error('A schedule operation failed unexpectedly.', { cause: error });
-    return {
-      reply: resolved({ code: 'internal_error', message: INTERNAL_ERROR_MESSAGE }),
-      effects: failedSettles(deps, commands),
-      changes: [],
-    };
-  } finally {
-    // A retried write of pending receipts ends no attempt: its Session may have one in flight.
-    for (const { operation: op } of commands) {
-      if (op.kind === 'delivery.commit' && !deps.scheduler.pendingCommits.isRetry(op.outcome)) deps.attempting.delete(op.sessionId);
-    }
+    return { reply: resolved({ code: 'internal_error', message: INTERNAL_ERROR_MESSAGE }), changes: [], ...failedSettles(deps, commands) };
   }
 }

@@ -3,7 +3,7 @@
 // zone-data version Node reports as `process.versions.tz`. A Node built without it reports only
 // its ICU version (`icu-<version>`), and one without ICU `unknown`. Also the warning an open
 // logs when the domain's targets or recorded version do not match the data in use.
-import { driftReport } from '../domain/drift.ts';
+import { driftedCount } from '../domain/drift.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { Logger } from '../ports.ts';
 
@@ -20,10 +20,13 @@ export function currentTzdata(): string {
  * At open: one structured warning when the domain records another time-zone data version than
  * the one in use, or when some wall-clock target is not an occurrence of its rule under the
  * current data (the count and both versions; the targets stay as they are until re-anchored).
+ * Every active wall-clock target is checked even when the recorded version is the one in use: a
+ * target written under older data stays drifted until it is re-anchored, while the next commit
+ * already records the newer version.
  */
 export function warnOfDriftAtOpen(rows: Iterable<TaskRow>, recorded: string | undefined, logger: Logger): void {
   const tzdata = currentTzdata();
-  const drifted = driftReport(rows).length;
+  const drifted = driftedCount(rows);
   if (drifted === 0 && (recorded === undefined || recorded === tzdata)) return;
   logger.warn(
     `${drifted} task target(s) are not occurrences of their rule under the time-zone data in use (${tzdata}; the schedule was written with ${recorded ?? 'an unrecorded version'}). They are left as they are; remote.drift() lists them and remote.reanchor() moves them.`,

@@ -1,6 +1,6 @@
 // The drift report: which committed wall-clock targets are not occurrences of their rule under the
 // time-zone data in use, their local reading, and the rule's nearest occurrence.
-import { driftReport } from '../../src/domain/drift.ts';
+import { driftedCount, driftReport } from '../../src/domain/drift.ts';
 import type { ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
 
 type Timing =
@@ -127,5 +127,34 @@ describe('driftReport', () => {
       row(11, PARIS_0900, '2030-01-02T07:00:00.000Z'),
     ];
     expect(driftReport(rows).map((e) => e.id)).toEqual(['sch_11', 'sch_9', 'sch_10', 'sch_2']);
+  });
+});
+
+describe('driftedCount', () => {
+  it('counts what the report lists: rules repeated, interleaved and shared targets, gaps, overlaps, inactive and other kinds', () => {
+    const weekly: Timing = { kind: 'weekly', time: '09:00:00', timeZone: 'Asia/Tokyo', weekdays: [1] };
+    const weeklyOther: Timing = { kind: 'weekly', time: '09:00:00', timeZone: 'Asia/Tokyo', weekdays: [1, 2] };
+    const cron: Timing = { kind: 'cron', expression: '0 9 * * *', timeZone: 'America/New_York' };
+    const rows = [
+      row(1, PARIS_0900, '2030-01-02T08:00:00.000Z'),
+      row(2, PARIS_0900, '2030-01-02T08:00:00.000Z'),
+      row(3, PARIS_0900, '2030-01-02T07:00:00.000Z'),
+      row(4, weekly, '2030-01-07T00:00:00.000Z'),
+      row(5, weeklyOther, '2030-01-08T00:00:00.000Z'),
+      row(6, weekly, '2030-01-08T00:00:00.000Z'),
+      row(7, cron, '2030-07-01T13:00:00.000Z'),
+      row(8, PARIS_0900, '2030-01-02T07:00:00.000Z'),
+      row(9, cron, '2030-07-01T14:00:00.000Z'),
+      row(10, PARIS_0230, '2030-03-31T01:30:00.000Z'),
+      row(11, PARIS_0230, '2030-10-27T00:30:00.000Z'),
+      row(12, PARIS_0230, '2030-10-27T01:30:00.000Z'),
+      row(13, PARIS_0900, '2030-01-02T07:00:00.000Z', 'inactive'),
+      row(14, { kind: 'every', everySeconds: 3600 }, '2030-01-02T07:13:00.000Z'),
+      row(15, { kind: 'at' }, '2030-01-02T07:13:00.000Z'),
+    ];
+    const listed = driftReport(rows).map((e) => e.id);
+    expect(listed).toEqual(['sch_3', 'sch_8', 'sch_6', 'sch_10', 'sch_9', 'sch_12']);
+    expect(driftedCount(rows)).toBe(listed.length);
+    expect(driftedCount([])).toBe(0);
   });
 });

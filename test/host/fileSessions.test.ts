@@ -6,21 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { demoReplies } from '../../host/sessions/demoAgent.ts';
 import { createFileSessions, type FileSessions } from '../../host/sessions/fileSessions.ts';
-import type { FollowupMessage } from '../../src/index.ts';
-
-const NOW = Date.parse('2030-01-07T08:00:00.000Z');
-const reminder = (id: string, prompt: string): FollowupMessage => ({
-  role: 'user',
-  producer: 'schedule',
-  text: [
-    '[SCHEDULE REMINDER]',
-    'This is a scheduled message from the user',
-    `schedule_id_json: ${JSON.stringify(id)}`,
-    'occurrence_at: 2030-01-07T08:00:00.000Z',
-    `reminder_prompt_json: ${JSON.stringify(prompt)}`,
-  ].join('\n'),
-});
-const keyOf = (id: string) => `${id}@2030-01-07T08:00:00.000Z`;
+import { keyOf, NOW, reminder } from './reminderMessages.ts';
 
 let dir: string;
 const open = (demoAgent = true): FileSessions => createFileSessions({ dir, now: () => NOW, demoAgent });

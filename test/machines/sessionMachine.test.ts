@@ -86,9 +86,14 @@ describe('session machine', () => {
     // a task that becomes due meanwhile waits for the next attempt
     h.send({ type: 'tasks.due', now: T + 1, ids: ['a'] });
     expect(h.requests).toHaveLength(1);
-    h.send({ type: 'delivery.settle', committed: [row('a', '2030-01-01T08:20:00.000Z')], failedIds: ['b'], now: T });
+    h.send({
+      type: 'delivery.settle',
+      committed: [row('a', '2030-01-01T08:20:00.000Z')],
+      failures: [{ ids: ['b'], failure: { stage: 'flush', message: 'flush failed', retry: { initialMs: 1000, maxMs: 4000 } } }],
+      now: T,
+    });
     expect(h.taskState('a')).toBe('scheduled');
-    expect(h.taskState('b')).toBe('overdue');
+    expect(h.taskState('b')).toBe('retrying');
     expect(h.state().value).toBe('idle');
   });
 
@@ -111,7 +116,7 @@ describe('session machine', () => {
     h.send({
       type: 'delivery.settle',
       committed: [{ ...row('a', '2030-01-01T08:10:00.000Z'), status: 'inactive' }],
-      failedIds: [],
+      failures: [],
       now: T,
     });
     expect(h.taskIds()).toEqual([]);
@@ -129,7 +134,7 @@ describe('task groups of a Session', () => {
       'tasks:1': 10,
     });
     h.send({ type: 'tasks.remove', ids: ['t0', 't1'] });
-    h.send({ type: 'task.put', row: row('new', '2030-01-01T09:00:00.000Z'), now: T });
+    h.send({ type: 'task.updated', row: row('new', '2030-01-01T09:00:00.000Z'), now: T });
     expect(h.groups()['tasks:0']).toContain('new');
     expect(h.groups()['tasks:0']).toHaveLength(TASK_GROUP_SIZE - 1);
     expect(h.taskIds()).toHaveLength(TASK_GROUP_SIZE + 9);
@@ -139,10 +144,10 @@ describe('task groups of a Session', () => {
     const h = harness();
     h.send({ type: 'tasks.spawn', rows: rows(0, TASK_GROUP_SIZE + 1) });
     const last = `t${TASK_GROUP_SIZE}`;
-    h.send({ type: 'task.put', row: row(last, '2030-01-01T08:05:00.000Z'), now: T - 10 * 60_000 });
+    h.send({ type: 'task.updated', row: row(last, '2030-01-01T08:05:00.000Z'), now: T - 10 * 60_000 });
     expect(h.groups()['tasks:1']).toEqual([last]);
     expect(h.taskIds()).toHaveLength(TASK_GROUP_SIZE + 1);
-    h.send({ type: 'task.put', row: row('t0', '2030-01-01T08:06:00.000Z'), now: T - 10 * 60_000 });
+    h.send({ type: 'task.updated', row: row('t0', '2030-01-01T08:06:00.000Z'), now: T - 10 * 60_000 });
     h.send({ type: 'tasks.due', now: T, ids: ['t0', last, 't1'] });
     expect(h.requests).toHaveLength(1);
     expect(h.requests[0]?.rows.map((r) => r.record.id).sort()).toEqual(['t0', last]);

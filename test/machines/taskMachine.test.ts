@@ -5,6 +5,10 @@ import { taskMachine } from '../../machines/taskMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
 
 const at = (iso: string) => Date.parse(iso);
+const RETRY = { initialMs: 1000, maxMs: 4000 };
+/** A failed attempt at `iso` (a flush error, retried on the backoff unless `retry` is false). */
+const failed = (iso: string, retry: typeof RETRY | false = RETRY) =>
+  ({ type: 'delivery.failed', now: at(iso), failure: { stage: 'flush', message: 'flush failed', retry } }) as const;
 const row = (scheduledAt: string, status: TaskRow['status'] = 'active'): TaskRow => ({
   sessionId: 's1',
   status,
@@ -62,14 +66,25 @@ describe('task machine', () => {
     expect(s.value).toBe('overdue');
   });
 
-  it('a failed delivery returns to overdue; after an edit to a future target, to scheduled', () => {
+  it('a failed delivery waits in retrying until its retry time; after an edit to a future target, in scheduled', () => {
     let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
     [s] = transition(taskMachine, s, { type: 'delivery.start' });
-    const [failed] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:10:01.000Z') });
-    expect(failed.value).toBe('overdue');
+    const [retrying] = transition(taskMachine, s, failed('2030-01-01T08:10:01.000Z'));
+    expect(retrying.value).toBe('retrying');
+    expect(retrying.context.failure).toEqual({
+      attempts: 1,
+      lastAt: '2030-01-01T08:10:01.000Z',
+      stage: 'flush',
+      message: 'flush failed',
+      nextRetryAt: '2030-01-01T08:10:02.000Z',
+    });
+    const [early] = transition(taskMachine, retrying, { type: 'clock.tick', now: at('2030-01-01T08:10:01.500Z') });
+    expect(early.value).toBe('retrying');
+    const [again] = transition(taskMachine, retrying, { type: 'clock.tick', now: at('2030-01-01T08:10:02.000Z') });
+    expect(again.value).toBe('overdue');
     [s] = transition(taskMachine, s, { type: 'task.updated', row: row('2030-01-02T00:00:00.000Z'), now: at('2030-01-01T08:10:01.000Z') });
     expect(s.value).toBe('delivering');
-    [s] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:10:02.000Z') });
+    [s] = transition(taskMachine, s, failed('2030-01-01T08:10:02.000Z'));
     expect(s.value).toBe('scheduled');
   });
 
@@ -151,15 +166,15 @@ describe('task machine', () => {
       expect(s.context.triggeredAt).toBeUndefined();
     });
 
-    it('a failed run-now delivery of a paused task stays overdue while the request waits', () => {
+    it('a failed run-now delivery of a paused task waits for its retry while the request waits', () => {
       let [s] = transition(taskMachine, start(), {
         type: 'task.updated',
         row: paused('2030-01-01T08:10:00.000Z', { triggeredAt: '2030-01-01T08:06:00.000Z' }),
         now: at('2030-01-01T08:06:00.000Z'),
       });
       [s] = transition(taskMachine, s, { type: 'delivery.start' });
-      [s] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:06:01.000Z') });
-      expect(s.value).toBe('overdue');
+      [s] = transition(taskMachine, s, failed('2030-01-01T08:06:01.000Z'));
+      expect(s.value).toBe('retrying');
     });
 
     it('a pause committed while a delivery is in flight applies when it is settled', () => {
@@ -171,8 +186,8 @@ describe('task machine', () => {
         now: at('2030-01-01T08:10:00.500Z'),
       });
       expect(s.value).toBe('delivering');
-      const [failed] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:10:01.000Z') });
-      expect(failed.value).toBe('paused');
+      const [afterFailure] = transition(taskMachine, s, failed('2030-01-01T08:10:01.000Z'));
+      expect(afterFailure.value).toBe('paused');
       const [committed] = transition(taskMachine, s, {
         type: 'delivery.committed',
         row: paused('2030-01-01T08:20:00.000Z'),
@@ -180,5 +195,79 @@ describe('task machine', () => {
       });
       expect(committed.value).toBe('paused');
     });
+  });
+});
+
+describe('retrying and parked tasks', () => {
+  const failedOnce = () => {
+    let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
+    [s] = transition(taskMachine, s, { type: 'delivery.start' });
+    return s;
+  };
+
+  it('the backoff doubles up to its cap, counting attempts until a committed delivery clears them', () => {
+    let s = failedOnce();
+    const retries: Array<string | undefined> = [];
+    let now = at('2030-01-01T08:10:00.000Z');
+    for (let i = 0; i < 4; i++) {
+      [s] = transition(taskMachine, s, { ...failed('2030-01-01T08:10:00.000Z'), now });
+      retries.push(s.context.failure?.nextRetryAt);
+      now = Date.parse(s.context.failure?.nextRetryAt ?? '');
+      [s] = transition(taskMachine, s, { type: 'clock.tick', now });
+      [s] = transition(taskMachine, s, { type: 'delivery.start' });
+    }
+    expect(retries).toEqual([
+      '2030-01-01T08:10:01.000Z',
+      '2030-01-01T08:10:03.000Z',
+      '2030-01-01T08:10:07.000Z',
+      '2030-01-01T08:10:11.000Z',
+    ]);
+    expect(s.context.failure?.attempts).toBe(4);
+    [s] = transition(taskMachine, s, { type: 'delivery.committed', row: row('2030-01-01T08:20:00.000Z'), now });
+    expect(s.value).toBe('scheduled');
+    expect(s.context.failure).toBeUndefined();
+    expect(s.context.retries).toBeUndefined();
+  });
+
+  it('an edit forgets the backoff but keeps the attempts; retry now makes the task overdue at once', () => {
+    let [s] = transition(taskMachine, failedOnce(), failed('2030-01-01T08:10:01.000Z'));
+    const [edited] = transition(taskMachine, s, {
+      type: 'task.updated',
+      row: row('2030-01-01T08:10:00.000Z'),
+      now: at('2030-01-01T08:10:01.500Z'),
+    });
+    expect(edited.value).toBe('overdue');
+    expect(edited.context.failure).toMatchObject({ attempts: 1 });
+    expect(edited.context.failure?.nextRetryAt).toBeUndefined();
+    [s] = transition(taskMachine, s, { type: 'delivery.retry', now: at('2030-01-01T08:10:01.200Z') });
+    expect(s.value).toBe('overdue');
+    expect(s.context.failure?.nextRetryAt).toBeUndefined();
+  });
+
+  it('with retry off a failed task is parked: no retry time, and a tick (an unrelated wake) makes it overdue', () => {
+    let [s] = transition(taskMachine, failedOnce(), failed('2030-01-01T08:10:01.000Z', false));
+    expect(s.value).toBe('parked');
+    expect(s.context.failure).toEqual({ attempts: 1, lastAt: '2030-01-01T08:10:01.000Z', stage: 'flush', message: 'flush failed' });
+    [s] = transition(taskMachine, s, { type: 'clock.tick', now: at('2030-01-01T08:30:00.000Z') });
+    expect(s.value).toBe('overdue');
+  });
+
+  it('a receipt whose write failed waits for the retry even when an edit moved its target ahead; its retried write commits it', () => {
+    let s = failedOnce();
+    [s] = transition(taskMachine, s, { type: 'task.updated', row: row('2030-01-02T00:00:00.000Z'), now: at('2030-01-01T08:10:00.500Z') });
+    [s] = transition(taskMachine, s, {
+      type: 'delivery.failed',
+      now: at('2030-01-01T08:10:01.000Z'),
+      failure: { stage: 'commit', message: 'disk full', retry: RETRY },
+    });
+    expect(s.value).toBe('retrying');
+    expect(s.context.failure?.stage).toBe('commit');
+    [s] = transition(taskMachine, s, {
+      type: 'delivery.committed',
+      row: row('2030-01-02T00:00:00.000Z'),
+      now: at('2030-01-01T08:10:02.000Z'),
+    });
+    expect(s.value).toBe('scheduled');
+    expect(s.context.failure).toBeUndefined();
   });
 });

@@ -16,8 +16,8 @@ import type { SnapshotFrom } from 'xstate';
 import { isDueAt, type TaskEvent, type TaskMachine } from '../../machines/taskMachine.ts';
 import type { CatalogEntry, ScheduleView } from '../../src/domain/types.ts';
 import type { ToolFailure } from '../../src/tools/results.ts';
-import { isManualCommit, isRequestTick, stepOf, type TaskStep, viewState } from './taskEvents.ts';
-import { RETRY_MS, SESSION, type World } from './world.ts';
+import { isManualCommit, isRequestTick, isRetryTick, stepOf, type TaskStep, viewState } from './taskEvents.ts';
+import { OTHER_SESSION, SESSION, type World } from './world.ts';
 
 const MINUTE = 60_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -26,7 +26,9 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const collapse = (values: readonly string[]): string[] => values.filter((v, i) => i === 0 || v !== values[i - 1]);
 
 export class TaskDriver {
+  /** Receipts written, and messages appended (a receipt whose write failed waits for its retry). */
   private commits = 0;
+  private messages = 0;
   private edits = 0;
   private readonly trail: string[] = ['scheduled'];
 
@@ -112,6 +114,15 @@ export class TaskDriver {
           await world.clock.advance(0);
           break;
         }
+        // A failed task's retry: the clock moves to the retry time its failure status shows, while
+        // the other reminder held since the failure is still in flight.
+        if (isRetryTick(event)) {
+          const retryAt = (await this.entry()).failure?.nextRetryAt;
+          expect(retryAt, 'the failure status shows the retry').toBeDefined();
+          expect(world.sessions.held, 'the other reminder is in flight').toHaveLength(1);
+          await world.advanceTo(retryAt ?? '');
+          break;
+        }
         const target = Date.parse((await this.entry()).record.scheduledAt);
         if (world.sessions.held.length === 0) await this.holdTheSession(target);
         await world.advanceTo(iso(target));
@@ -120,10 +131,8 @@ export class TaskDriver {
       case 'start':
         if (world.sessions.held.length > 0) world.sessions.release('ok');
         await world.settle();
-        // After a failure the task was not handed to the Session: it goes at once when an edit
-        // since has cleared its backoff, else at its retry.
+        // After a failure an edit made the task due at once: the timer wakes for it.
         if (this.actorState() === 'overdue') await world.clock.advance(0);
-        if (this.actorState() === 'overdue') await world.clock.advance(RETRY_MS);
         break;
       case 'title': {
         const reply = await world.svc.callTool(SESSION, 'schedule_update', { id: this.id, title: `Title ${++this.edits}` });
@@ -152,19 +161,44 @@ export class TaskDriver {
         break;
       case 'commit': {
         this.commits++;
+        this.messages++;
         world.sessions.release('ok');
         await world.settle();
         const receipt = (await this.entry()).lastDelivery;
         expect(receipt?.trigger, 'the receipt of a run-now delivery says so').toBe(isManualCommit(event) ? 'manual' : undefined);
         break;
       }
+      case 'write':
+        // The Session acknowledges the reminder, and the receipt's write fails: it waits for the retry.
+        world.failNextCommit();
+        world.sessions.release('ok');
+        this.messages++;
+        break;
       case 'resolve':
       case 'flush':
         world.sessions.release(step);
         await world.settle();
-        // The task waits for its retry while another reminder is in flight, as after a tick.
-        if (this.actorState() === 'overdue') await this.holdTheSession();
+        // The task waits for its retry while another reminder is in flight, so that once due again
+        // (its retry, or an edit) it waits overdue, as after a tick.
+        if (this.actorState() === 'retrying') await this.holdTheSession();
         break;
+      case 'receipt': {
+        // The retried write: at the retry time, or — with retry off — after any successful write
+        // (a task of another Session is created).
+        const retryAt = (await this.entry()).failure?.nextRetryAt;
+        if (retryAt === undefined)
+          await world.svc.callTool(OTHER_SESSION, 'schedule_create', { title: 'W', prompt: 'w', after_seconds: 86_400 });
+        else await world.advanceTo(retryAt);
+        this.commits++;
+        break;
+      }
+      case 'receipt-fail': {
+        const retryAt = (await this.entry()).failure?.nextRetryAt;
+        expect(retryAt, 'the failure status shows the retry').toBeDefined();
+        world.failNextCommit();
+        await world.advanceTo(retryAt ?? '');
+        break;
+      }
       default:
         throw new Error(`no realisation for ${JSON.stringify(event)}`);
     }
@@ -193,7 +227,7 @@ export class TaskDriver {
     const page = (await world.svc.remote.history({ sessionId: SESSION, id: this.id, limit: 100 })) as { records: readonly unknown[] };
     expect(page.records, 'receipts').toHaveLength(this.commits);
     const mine = world.sessions.fake.messages(SESSION).filter((m) => m.idempotencyKeys.some((k) => k.startsWith(`${this.id}@`)));
-    expect(mine, 'messages carrying the task').toHaveLength(this.commits);
+    expect(mine, 'messages carrying the task').toHaveLength(this.messages);
     const recorded = world.inspector
       .events()
       .filter((e) => e.type === 'snapshot' && e.actorId === this.id)

@@ -15,7 +15,7 @@
 // attempt that is not a run-now delivery starts at the target, and a request made while it is in
 // flight comes a second later (`DURING`), so the commit can tell it from one the attempt answers.
 import type { SnapshotFrom } from 'xstate';
-import type { TaskEvent, TaskMachine } from '../../machines/taskMachine.ts';
+import { nextRetryMs, type TaskEvent, type TaskMachine } from '../../machines/taskMachine.ts';
 import { dueAtMs, isTargetDueAt } from '../../src/domain/due.ts';
 import { formatInstant, instantMs } from '../../src/domain/instant.ts';
 import { pauseRow, resumeRow, triggerRow } from '../../src/domain/pause.ts';
@@ -24,16 +24,31 @@ import { isRecurringKind, type TaskRow } from '../../src/domain/types.ts';
 type Snap = SnapshotFrom<TaskMachine>;
 
 /**
- * Where a failed attempt fails: the Session's resolve or flush. (A failed write after a successful
- * flush also ends the attempt as failed, but its receipt is then written by a later write as an
- * ordinary change of the row — a step this machine's events cannot stand for; the user model and
- * test/service/commitRetry.test.ts cover it.)
+ * Where a failed attempt fails: the Session's resolve or flush, or the write of the receipt after a
+ * successful flush (`write`: the reminder was delivered, its receipt waits for the write's retry).
  */
-export type TaskFault = 'resolve' | 'flush';
-export const TASK_FAULTS: readonly TaskFault[] = ['resolve', 'flush'];
+export type TaskFault = 'resolve' | 'flush' | 'write';
+export const TASK_FAULTS: readonly TaskFault[] = ['resolve', 'flush', 'write'];
 
-/** What a model event stands for, read by the driver. */
-export type TaskStep = 'tick' | 'title' | 'retime' | 'pause' | 'resume' | 'trigger' | 'start' | 'commit' | TaskFault;
+/** The failure stage a fault is reported at. */
+const stageOf = (fault: TaskFault) => (fault === 'write' ? 'commit' : fault);
+
+/**
+ * What a model event stands for, read by the driver: besides the steps of an attempt, `receipt`
+ * is a waiting receipt's retried write that succeeds and `receipt-fail` one that fails again.
+ */
+export type TaskStep =
+  | 'tick'
+  | 'title'
+  | 'retime'
+  | 'pause'
+  | 'resume'
+  | 'trigger'
+  | 'start'
+  | 'commit'
+  | 'receipt'
+  | 'receipt-fail'
+  | TaskFault;
 
 const T1 = Date.parse('2030-01-01T08:10:00.000Z');
 const T2 = Date.parse('2030-01-01T09:10:00.000Z');
@@ -41,6 +56,13 @@ const T2 = Date.parse('2030-01-01T09:10:00.000Z');
 const EARLY = T1 - 60_000;
 /** How long after its start an attempt takes a run-now request made while it is in flight. */
 const DURING = 1000;
+/** The service's retry policy in the model's world (false: failed tasks are parked). */
+let retryPolicy: { readonly initialMs: number; readonly maxMs: number } | false = false;
+
+/** Sets the retry policy of the world the model's events are made for. */
+export function useRetryPolicy(policy: typeof retryPolicy): void {
+  retryPolicy = policy;
+}
 
 /** The model inputs: a one-shot and a recurring task of Session s1, due at T1. */
 export const ONE_SHOT: TaskRow = {
@@ -60,6 +82,8 @@ interface Tags {
   readonly manual?: boolean;
   /** A tick at a run-now request, not at the target. */
   readonly byRequest?: boolean;
+  /** A tick at a failed task's retry time. */
+  readonly byRetry?: boolean;
 }
 
 /** A model event tagged with the step it stands for (the machine ignores the tags). */
@@ -73,6 +97,9 @@ export const stepOf = (event: { type: string }): TaskStep | undefined => (event 
 
 /** True for the commit of a run-now delivery. */
 export const isManualCommit = (event: { type: string }): boolean => (event as { manual?: boolean }).manual === true;
+
+/** True for a tick at a failed task's retry time. */
+export const isRetryTick = (event: { type: string }): boolean => (event as { byRetry?: boolean }).byRetry === true;
 
 /** True for a tick at a run-now request. */
 export const isRequestTick = (event: { type: string }): boolean => (event as { byRequest?: boolean }).byRequest === true;
@@ -96,7 +123,8 @@ const latestMark = (row: TaskRow): number =>
 export function modelClock(snapshot: Snap): number {
   const row = snapshot.context;
   const mark = latestMark(row);
-  const running = snapshot.matches('overdue') || snapshot.matches('delivering');
+  const running =
+    snapshot.matches('overdue') || snapshot.matches('delivering') || snapshot.matches('retrying') || snapshot.matches('parked');
   const dueByTarget = running && row.pausedAt === undefined && (row.triggeredAt === undefined || mark >= targetOf(row));
   return dueByTarget ? Math.max(targetOf(row), mark) : mark;
 }
@@ -142,8 +170,17 @@ function candidates(snapshot: Snap): TaskEvent[] {
     tagged('title', { type: 'task.updated', row: titled, now }),
     tagged('retime', { type: 'task.updated', row: retimed, now: latestMark(row) }),
     tagged({ step: 'commit', manual: runNow(snapshot) }, { type: 'delivery.committed', row: committedRow(snapshot, other), now: EARLY }),
-    ...TASK_FAULTS.map((fault) => tagged(fault, { type: 'delivery.failed', now })),
+    ...TASK_FAULTS.map((fault) =>
+      tagged(fault, { type: 'delivery.failed', now, failure: { stage: stageOf(fault), message: fault, retry: retryPolicy } }),
+    ),
+    tagged('receipt', { type: 'delivery.committed', row: committedRow(snapshot, other), now: EARLY }),
+    tagged('receipt-fail', { type: 'delivery.failed', now, failure: { stage: 'commit', message: 'commit', retry: retryPolicy } }),
   ];
+  // A failed task falls due again at its retry time.
+  const retryAt = nextRetryMs(row);
+  if (snapshot.matches('retrying') && retryAt !== undefined) {
+    events.push(tagged({ step: 'tick', byRetry: true }, { type: 'clock.tick', now: retryAt }));
+  }
   // A tick comes when the task falls due: at a run-now request that waits, else at the target —
   // only at the two base targets (a target a resume moved on is reached by other steps).
   const due = dueAtMs(row);
@@ -176,13 +213,38 @@ function candidates(snapshot: Snap): TaskEvent[] {
  *   task whose next target is not after it (its instant would seem to follow that target);
  * - a failure of a run-now delivery: its retry comes an hour later, past the task's target, which
  *   the model's clock does not follow; and one of an attempt that took a request (the retried
- *   attempt answers it, which the context would not tell from a request made during that one).
+ *   attempt answers it, which the context would not tell from a request made during that one);
+ *   and a second failure before a committed delivery clears the first (each failure counts one
+ *   more attempt and moves the retry, so the states would never repeat);
+ * - a commit or a failure outside an attempt (a retried receipt write, which these events cannot
+ *   stand for);
  * A tick that is not due is never offered (the service hands a task to its Session only once it
  * is due).
  */
 export function offeredTaskEvents(snapshot: Snap): TaskEvent[] {
   const row = snapshot.context;
   const delivering = snapshot.matches('delivering');
+  // A receipt waiting for its write: only that write's retry (it succeeds, or fails once more) goes
+  // on; an edit meanwhile would be kept by the retried write, which the context cannot follow.
+  // With retry off, a task an edit made due after its failure waits for no other reminder (holding
+  // the Session would wake it with the parked task): only its start goes on.
+  if (retryPolicy === false && snapshot.matches('overdue') && row.failure !== undefined) {
+    return candidates(snapshot).filter((event) => stepOf(event) === 'start');
+  }
+  // A parked task goes on only by an edit (a wake would start its delivery at once, and a run-now
+  // request would need the Session held, whose reminder's wake takes the parked task with it).
+  if (snapshot.matches('parked') && row.failure?.stage !== 'commit') {
+    // (A timing change with a run-now request waiting would show the view state the waiting request gives, not the target's.)
+    const edits: readonly (TaskStep | undefined)[] = row.triggeredAt === undefined ? ['title', 'retime', 'pause'] : ['title', 'pause'];
+    return candidates(snapshot).filter((event) => snapshot.can(event) && edits.includes(stepOf(event)));
+  }
+  const receiptWaits = !delivering && row.failure?.stage === 'commit';
+  if (receiptWaits) {
+    const again = retryPolicy !== false && (row.failure?.attempts ?? 0) < 2;
+    return candidates(snapshot).filter(
+      (event) => snapshot.can(event) && (stepOf(event) === 'receipt' || (again && stepOf(event) === 'receipt-fail')),
+    );
+  }
   const next = targetOf(row) === T1 ? T2 : T1;
   /** An attempt's step at `at` that its commit can follow: a one-shot ends, a recurring task's next target is after it. */
   const duringAttempt = (event: TaskEvent): boolean =>
@@ -198,7 +260,13 @@ export function offeredTaskEvents(snapshot: Snap): TaskEvent[] {
         return !delivering || duringAttempt(event);
       case 'resolve':
       case 'flush':
-        return !runNow(snapshot) && !requestedDuring(snapshot);
+      case 'write':
+        return delivering && row.failure === undefined && !runNow(snapshot) && !requestedDuring(snapshot);
+      case 'commit':
+        return delivering;
+      case 'receipt':
+      case 'receipt-fail':
+        return false;
       default:
         return true;
     }

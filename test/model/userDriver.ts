@@ -207,13 +207,14 @@ export class UserDriver {
     const waiting = expected.matches('delivering') || expected.matches('committing');
     const overdue = expected.matches('retrying') || (waiting && !ctx.retimed);
     expect(list[0]?.state, 'the view state').toBe(overdue ? 'overdue' : 'scheduled');
-    // While its receipt waits for the write, the task actor is back from delivering: overdue, or scheduled after a timing edit.
+    // While its receipt waits for the write, the task actor waits for the write's retry; after a
+    // failed attempt it waits for its retry — overdue at once once a title edit forgot the backoff.
     const actorState = expected.matches('committing')
-      ? overdue
-        ? 'overdue'
-        : 'scheduled'
+      ? 'retrying'
       : expected.matches('retrying')
-        ? 'overdue'
+        ? ctx.backoffForgotten
+          ? 'overdue'
+          : 'retrying'
         : String(expected.value);
     expect(actor?.state, 'the task actor state').toBe(actorState);
   }

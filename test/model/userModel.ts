@@ -46,12 +46,14 @@ export interface UserContext {
   readonly retimed: boolean;
   /** The last attempt failed after such a timing change (the task waits for its new target). */
   readonly failedAfterRetime: boolean;
+  /** A title edit while the task waited for its retry: the backoff is forgotten, it is due at the next wake. */
+  readonly backoffForgotten: boolean;
 }
 
 export const isRecurringKind = (kind: CreateKind | null): boolean =>
   kind === 'every' || kind === 'daily' || kind === 'weekly' || kind === 'cron';
 
-const INITIAL: UserContext = { kind: null, flushed: 0, receipts: 0, retimed: false, failedAfterRetime: false };
+const INITIAL: UserContext = { kind: null, flushed: 0, receipts: 0, retimed: false, failedAfterRetime: false, backoffForgotten: false };
 
 export const userModel = setup({
   types: { context: {} as UserContext, events: {} as UserEvent },
@@ -76,7 +78,9 @@ export const userModel = setup({
     ),
     gone: assign(({ context }) => ({ ...INITIAL, flushed: context.flushed })),
     delivered: assign(({ context }) => ({ flushed: context.flushed + 1, receipts: context.receipts + 1, retimed: false })),
-    failed: assign(({ context }) => ({ failedAfterRetime: context.retimed, retimed: false })),
+    failed: assign(({ context }) => ({ failedAfterRetime: context.retimed, retimed: false, backoffForgotten: false })),
+    forgetBackoff: assign({ backoffForgotten: true }),
+    retried: assign({ backoffForgotten: false }),
     flushedOnly: assign(({ context }) => ({ flushed: context.flushed + 1 })),
     /** The receipt that waited for its write is written. */
     recorded: assign(({ context }) => ({ receipts: context.receipts + 1, retimed: false })),
@@ -147,18 +151,18 @@ export const userModel = setup({
         ],
       },
     },
-    /** The last attempt failed; the task is overdue and waits for its retry. */
+    /** The last attempt failed; the task waits for its retry (a title edit makes it due at the next wake). */
     retrying: {
       on: {
-        'clock.retry': { target: 'delivering' },
+        'clock.retry': { target: 'delivering', actions: 'retried' },
         update: [
-          { guard: 'titleOnly', target: 'retrying' },
-          { target: 'scheduled', actions: 'updated' },
+          { guard: 'titleOnly', target: 'retrying', actions: 'forgetBackoff' },
+          { target: 'scheduled', actions: ['updated', 'retried'] },
         ],
         delete: { target: 'empty', actions: 'gone' },
         'session.stop': { target: 'empty', actions: 'gone' },
         /** A restart delivers an overdue task at once. */
-        reopen: { target: 'delivering' },
+        reopen: { target: 'delivering', actions: 'retried' },
       },
     },
     /** A one-shot was delivered: the task is inactive, kept with its history. */

@@ -19,6 +19,8 @@ export type StorageKind = 'memory' | 'json';
 
 export const T0 = '2030-01-01T08:00:00.000Z';
 export const SESSION = 's1';
+/** A Session no model task belongs to. */
+export const OTHER_SESSION = 's2';
 /** The retry backoff: long, so a failed task waits until the test moves the clock on purpose. */
 export const RETRY_MS = 3_600_000;
 
@@ -65,14 +67,22 @@ export class World {
   private readonly dir: string | undefined;
   private current: ScheduleService | undefined;
 
-  private constructor(readonly kind: StorageKind) {
+  private constructor(
+    readonly kind: StorageKind,
+    private readonly config: ScheduleConfig,
+  ) {
     this.inspector = createScheduleInspector({ capacity: 2000, now: this.clock.now });
     this.dir = kind === 'json' ? mkdtempSync(join(tmpdir(), 'agent-schedule-model-')) : undefined;
     this.storage = new FaultyStorage(this.freshStorage());
   }
 
-  static async open(kind: StorageKind): Promise<World> {
-    const world = new World(kind);
+  /** `retry`: the backoff's one delay (`RETRY_MS` by default), or false to park failed tasks. */
+  static async open(kind: StorageKind, options: { readonly retry?: number | false } = {}): Promise<World> {
+    const { retry } = options;
+    const world = new World(
+      kind,
+      retry === undefined ? CONFIG : { ...CONFIG, retry: retry === false ? false : { initialMs: retry, maxMs: retry } },
+    );
     await world.start();
     return world;
   }
@@ -95,7 +105,7 @@ export class World {
       sessions: this.sessions,
       storage: this.storage,
       clock: this.clock,
-      config: CONFIG,
+      config: this.config,
       inspect: this.inspector.inspect,
       logger: { warn: (msg) => this.logs.push(msg), error: (msg) => this.logs.push(msg) },
     });

@@ -80,7 +80,7 @@ function checkPlan(c: ToolCase, plan: SlotPlan): void {
 /** Fuzzes `planToolCall` for Session A with `runs` cases. Throws (with the counterexample) on a violation. */
 export function fuzzToolHandlers(options: FuzzOptions): FuzzFigures {
   const table = new TaskTable({ tasks: worldRows(), nextTaskNumber: 15 });
-  const ctx = { table, now: T0_MS, attempting: new Set<string>() };
+  const ctx = { table, now: T0_MS, isAttempting: () => false };
   const guard = new PollutionGuard();
   const figures: FuzzFigures = { cases: 0, accepted: 0, codes: {} };
   fc.assert(

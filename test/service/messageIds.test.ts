@@ -41,7 +41,16 @@ describe('message ids a task already holds', () => {
     await tick(h, MINUTE); // second: the Session answers msg-1 again
     for (let i = 0; i < 10; i++) await tick(h, 4000);
     expect(controller.appended).toBe(2);
-    expect(await h.svc.remote.get({ sessionId: 's1', id: v.id })).toEqual(first);
+    // Nothing recorded; the failure status says why it waits, with no retry scheduled.
+    expect(await h.svc.remote.get({ sessionId: 's1', id: v.id })).toEqual({
+      ...first,
+      failure: {
+        attempts: 1,
+        lastAt: '2030-01-01T08:02:00.000Z',
+        stage: 'followup',
+        message: 'The Session answered with a message id the schedule cannot record.',
+      },
+    });
     expect(h.logs.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([
       expect.stringContaining('already names an earlier delivery'),
     ]);

@@ -84,6 +84,27 @@ describe('domain codec', () => {
     expect(decodeDocument({ version: 1, nextTaskNumber: 100, tasks: [row(41)] }).nextTaskNumber).toBe(100);
   });
 
+  it('a repeated task id is refused naming the task, small or large task number or another id; the counter follows sch_<n> only', () => {
+    const withId = (n: number, id: string) => ({ ...row(n), record: { ...row(n).record, id } });
+    for (const id of ['sch_7', 'sch_9007199254740991', 'sch_20000000', 'custom-1']) {
+      const error = (() => {
+        try {
+          decodeDocument({ version: 1, tasks: [row(1), withId(2, id), row(3), withId(4, id)] });
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(ScheduleError);
+      expect(error).toMatchObject({ code: 'corrupt_schedule_log' });
+      expect((error as Error).message).toContain(`task ${JSON.stringify(id)} (tasks[3]): record.id repeats the id of an earlier task`);
+    }
+    const ids = ['sch_20000000', 'sch_0', 'sch_01', 'sch_12345678901234567', 'sch_9007199254740993', 'SCH_5', 'sch_5x', 'sch_'];
+    const tasks = ids.map((id, i) => withId(i + 1, id));
+    expect(decodeDocument({ version: 1, tasks }).nextTaskNumber).toBe(20000001);
+    expect(decodeDocument({ version: 1, tasks: tasks.slice(1) }).nextTaskNumber).toBe(1);
+  });
+
   it('decoding never recomputes a target: a daily target off its rule is kept as stored', () => {
     const stored = { ...row(1, 'daily'), record: { ...row(1, 'daily').record, scheduledAt: '2031-02-03T04:05:06.789Z' } };
     expect(decodeDocument({ version: 1, tasks: [stored] }).tasks[0]).toEqual(stored);

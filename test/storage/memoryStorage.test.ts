@@ -1,7 +1,8 @@
 // The memory storage: the conformance suite, plus its test hooks (document(), failNextCommit).
 import { type MemoryStorage, memoryStorage } from '../../src/adapters/memoryStorage.ts';
+import { encodeDocument } from '../../src/domain/codec/index.ts';
 import { describeStorageConformance, type Store } from './conformance.ts';
-import { row } from './fixtures.ts';
+import { deliveredRow, row } from './fixtures.ts';
 
 function memoryStore(initial?: unknown): Store {
   let last: MemoryStorage | undefined;
@@ -36,5 +37,30 @@ describe('memoryStorage hooks', () => {
     const storage = memoryStorage(JSON.stringify({ version: 1, nextTaskNumber: 4, tasks: [row(1)] }));
     expect(await storage.open()).toEqual({ tasks: [row(1)], nextTaskNumber: 4 });
     await expect(memoryStorage('{"version":1,').open()).rejects.toMatchObject({ code: 'corrupt_schedule_log' });
+  });
+
+  it("copies an initial document value: opening leaves the caller's objects unchanged, and changing them later changes nothing stored", async () => {
+    // The stored form: receipts refer to the record's prompt, and one row has no status.
+    const stored = JSON.parse(encodeDocument({ tasks: [deliveredRow(1, 3, 'cron'), row(2)], nextTaskNumber: 3 })) as {
+      tasks: Array<Record<string, unknown> & { record: { title: string } }>;
+    };
+    delete stored.tasks[1]?.status;
+    const before = structuredClone(stored);
+    const storage = memoryStorage(stored);
+    const opened = await storage.open();
+    expect(opened).toEqual({ tasks: [deliveredRow(1, 3, 'cron'), row(2)], nextTaskNumber: 3 });
+    expect(stored).toEqual(before);
+    (stored.tasks[0] as { record: { title: string } }).record.title = 'Changed later';
+    stored.tasks.pop();
+    await storage.close();
+    expect(await storage.open()).toEqual({ tasks: [deliveredRow(1, 3, 'cron'), row(2)], nextTaskNumber: 3 });
+  });
+
+  it('refuses an initial document value that is not plain data with corrupt_schedule_log', async () => {
+    const withFunction = { version: 1, tasks: [{ ...row(1), record: { ...row(1).record, title: () => 'x' } }] };
+    await expect(memoryStorage(withFunction).open()).rejects.toMatchObject({ code: 'corrupt_schedule_log' });
+    const cyclic: Record<string, unknown> = { version: 1, tasks: [] };
+    cyclic.self = cyclic;
+    await expect(memoryStorage(cyclic).open()).rejects.toMatchObject({ code: 'corrupt_schedule_log' });
   });
 });

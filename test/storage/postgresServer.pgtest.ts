@@ -3,23 +3,16 @@
 // own `pg` pool, the shared behaviour tests, and connection loss — a backend terminated in the
 // middle of a commit, and the database unreachable behind a loopback proxy that is stopped and
 // started again. Each test uses its own schema, dropped after it.
-import type pg from 'pg';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/adapters/postgres/migrations.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
+import { usePostgresServer } from '../support/postgresServer.ts';
 import { describeStorageConformance } from './conformance.ts';
 import { row } from './fixtures.ts';
-import { dropSchemas, postgresHarness, randomSchema, run, SERVER_URL, serverPool } from './postgresHarness.ts';
+import { postgresHarness, randomSchema, run, SERVER_URL } from './postgresHarness.ts';
 import { startProxy } from './postgresProxy.ts';
 import { describePostgresBehaviour } from './postgresShared.ts';
 
-let admin: pg.Pool;
-const schemas: string[] = [];
-
-beforeAll(() => {
-  admin = serverPool();
-});
-afterEach(() => dropSchemas(admin, schemas));
-afterAll(() => admin.end());
+const { admin, schemas } = usePostgresServer();
 
 describeStorageConformance(
   'postgresStorage on the server',

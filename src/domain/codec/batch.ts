@@ -35,13 +35,13 @@ export function encodeBatch(batch: DomainBatch): string {
 }
 
 /** Decodes one parsed journal line strictly; `source` names it (e.g. `schedule.json.journal line 4`). */
-export function decodeBatch(value: unknown, source: Where): DomainBatch {
+export function decodeBatch(value: unknown, source: string): DomainBatch {
   const raw = readObject(value, source, '', ['version', 'puts', 'deletes'], ['deliveries', 'nextTaskNumber', 'tzdata']);
   const tzdata = decodeTzdata(raw, source);
   if (raw.version !== DOCUMENT_VERSION) corrupt(source, 'version', `must be ${DOCUMENT_VERSION}, found ${describe(raw.version)}`);
   if (!Array.isArray(raw.puts)) corrupt(source, 'puts', `must be an array of task rows, found ${describe(raw.puts)}`);
   if (!Array.isArray(raw.deletes)) corrupt(source, 'deletes', `must be an array of task ids, found ${describe(raw.deletes)}`);
-  const puts = raw.puts.map((item: unknown, index: number) => decodeRow(item, rowWhere(source, `puts[${index}]`, item)));
+  const puts = raw.puts.map((item: unknown, index: number) => decodeRow(item, rowWhere(source, 'puts', index, item)));
   const deletes = raw.deletes.map((id: unknown, index: number) => {
     if (!isValidId(id)) corrupt(source, `deletes[${index}]`, `must be a task id, found ${describe(id)}`);
     return id;

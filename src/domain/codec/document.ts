@@ -26,13 +26,56 @@ export interface DomainSnapshot {
   readonly tzdata?: string;
 }
 
-const TASK_NUMBER = /^sch_([1-9][0-9]{0,15})$/;
+const PREFIX = 'sch_';
+const ZERO = 48;
 
-/** The number `n` of a task id `sch_<n>`, or undefined for any other id. */
+/**
+ * The number `n` of a task id `sch_<n>` (`n` without leading zeros, at most 16 digits, a safe
+ * integer), or undefined for any other id. Read from the characters: every row of a domain passes here.
+ */
 export function taskNumber(id: string): number | undefined {
-  const m = TASK_NUMBER.exec(id);
-  const n = m?.[1] === undefined ? undefined : Number(m[1]);
-  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
+  const length = id.length;
+  if (length < 5 || length > 20 || !id.startsWith(PREFIX)) return undefined;
+  let n = 0;
+  for (let i = PREFIX.length; i < length; i++) {
+    const digit = id.charCodeAt(i) - ZERO;
+    if (digit < 0 || digit > 9 || (digit === 0 && i === PREFIX.length)) return undefined;
+    n = n * 10 + digit;
+  }
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** Bits for task numbers up to this are kept in a bitmap; larger ones and other ids in a set. */
+const MAX_BITMAP_NUMBER = 1 << 24;
+
+/** The task ids seen so far, and one more than the largest `sch_<n>` among them. */
+class SeenIds {
+  private bits = new Uint8Array(1024);
+  private readonly others = new Set<string>();
+  /** One more than the largest `sch_<n>` added (1 when none). */
+  next = 1;
+
+  /** Adds `id`; false when it was already there. */
+  add(id: string): boolean {
+    const n = taskNumber(id);
+    if (n === undefined || n > MAX_BITMAP_NUMBER) {
+      if (n !== undefined && n >= this.next) this.next = n + 1;
+      if (this.others.has(id)) return false;
+      this.others.add(id);
+      return true;
+    }
+    if (n >= this.next) this.next = n + 1;
+    const byte = n >>> 3;
+    if (byte >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, this.bits.length * 2));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    const mask = 1 << (n & 7);
+    if ((this.bits[byte] as number) & mask) return false;
+    this.bits[byte] = (this.bits[byte] as number) | mask;
+    return true;
+  }
 }
 
 /** One more than the largest `sch_<n>` among `ids`, and at least `floor`. */
@@ -69,15 +112,17 @@ export function decodeDocument(value: unknown, source = 'schedule.json'): Domain
   const raw = readObject(value, source, '', ['version', 'tasks'], ['nextTaskNumber', 'tzdata']);
   const tzdata = decodeTzdata(raw, source);
   if (!Array.isArray(raw.tasks)) corrupt(source, 'tasks', `must be an array of task rows, found ${describe(raw.tasks)}`);
-  const seen = new Set<string>();
-  const tasks = raw.tasks.map((item: unknown, index: number) => {
-    const where = rowWhere(source, `tasks[${index}]`, item);
+  const seen = new SeenIds();
+  const items: unknown[] = raw.tasks;
+  const tasks: TaskRow[] = new Array(items.length);
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    const where = rowWhere(source, 'tasks', index, item);
     const row = decodeRow(item, where);
-    if (seen.has(row.record.id)) corrupt(where, 'record.id', 'repeats the id of an earlier task; task ids are unique');
-    seen.add(row.record.id);
-    return row;
-  });
-  const derived = nextTaskNumberAfter(seen);
+    if (!seen.add(row.record.id)) corrupt(where, 'record.id', 'repeats the id of an earlier task; task ids are unique');
+    tasks[index] = row;
+  }
+  const derived = seen.next;
   if (!Object.hasOwn(raw, 'nextTaskNumber')) return { tasks, nextTaskNumber: derived, ...tzdata };
   if (!isSafeIntegerAtLeast(raw.nextTaskNumber, 1)) {
     corrupt(source, 'nextTaskNumber', `must be a positive safe integer, found ${describe(raw.nextTaskNumber)}`);

@@ -139,13 +139,17 @@ export function decodeHistory(
   const raw = readObject(value, where, field, HISTORY_REQUIRED, HISTORY_OPTIONAL);
   const records = raw.records;
   if (!Array.isArray(records)) corrupt(where, prefixed(field, 'records'), `must be an array of receipts, found ${describe(records)}`);
-  const seen = new Set<string>();
+  // Message ids are collected only when there are two receipts to compare.
+  const seen = records.length > 1 ? new Set<string>() : undefined;
   let previous: DeliveryReceipt | null = null;
   for (let index = 0; index < records.length; index++) {
     const receiptField = `${prefixed(field, 'records')}[${index}]`;
     const receipt = decodeReceipt(records[index], where, receiptField, { record: recordPrompt, previous });
-    if (seen.has(receipt.messageId)) corrupt(where, `${receiptField}.messageId`, `repeats message id ${JSON.stringify(receipt.messageId)}`);
-    seen.add(receipt.messageId);
+    if (seen !== undefined) {
+      if (seen.has(receipt.messageId))
+        corrupt(where, `${receiptField}.messageId`, `repeats message id ${JSON.stringify(receipt.messageId)}`);
+      seen.add(receipt.messageId);
+    }
     if (receipt !== records[index]) records[index] = receipt;
     previous = receipt;
   }

@@ -8,7 +8,7 @@
 import type { DeliveryReceipt, TaskRow } from '../types.ts';
 import { decodeHistory, decodeReceipt, encodeHistory, encodeReceipt } from './receipt.ts';
 import { decodeRecord, encodeRecord, readInstant } from './record.ts';
-import { corrupt, describe, isBoundedString, isPlainObject, readObject, type Where } from './strict.ts';
+import { corrupt, describe, isBoundedString, isPlainObject, type Place, readObject, type Where } from './strict.ts';
 
 /** Longest accepted Session id. */
 export const MAX_SESSION_ID_LENGTH = 256;
@@ -19,14 +19,33 @@ const ROW_OPTIONAL = ['status', 'pausedAt', 'triggeredAt', 'lastDelivery', 'deli
 /** The row members that describe an active task's run state, in stored order. */
 const RUN_STATE = ['pausedAt', 'triggeredAt'] as const;
 
-/**
- * Names a row for messages: its task id when the record carries a string id, and its position
- * (`tasks[2]`) either way, after the source (`schedule.json`).
- */
-export function rowWhere(source: string, position: string, value: unknown): Where {
+/** The text of a {@link rowWhere} place. */
+function rowText(source: string, list: string, index: number, value: unknown): string {
+  const position = `${list}[${index}]`;
   const id = isPlainObject(value) && isPlainObject(value.record) ? value.record.id : undefined;
   return typeof id === 'string' ? `${source}: task ${JSON.stringify(id)} (${position})` : `${source}: ${position}`;
 }
+
+/** A row's place, spelled only when a message needs it. */
+class RowPlace implements Place {
+  constructor(
+    private readonly source: string,
+    private readonly list: string,
+    private readonly index: number,
+    private readonly value: unknown,
+  ) {}
+
+  toString(): string {
+    return rowText(this.source, this.list, this.index, this.value);
+  }
+}
+
+/**
+ * Names a row for messages: its task id when the record carries a string id, and its position
+ * in its list (`tasks[2]`) either way, after the source (`schedule.json`). The text is built
+ * when a message is.
+ */
+export const rowWhere = (source: string, list: string, index: number, value: unknown): Where => new RowPlace(source, list, index, value);
 
 /**
  * Decodes one stored row (in place; a row without `status` gets a copy with `status: "active"`),

@@ -3,8 +3,17 @@
 // message names where it was found (document, task id or index) and the field.
 import { ScheduleError } from '../errors.ts';
 
-/** Where a value was read from, for messages: e.g. `schedule.json: task "sch_3" (tasks[2])`. */
-export type Where = string;
+/**
+ * Where a value was read from, for messages: e.g. `schedule.json: task "sch_3" (tasks[2])`. Either
+ * the text itself or a place that spells it only when a message needs it (a large domain names
+ * every row it reads, and almost never prints one).
+ */
+export type Where = string | Place;
+
+/** A place in a document whose text is built on demand, by `String(place)`. */
+export interface Place {
+  toString(): string;
+}
 
 /** Throws the decoder's one failure: `corrupt_schedule_log` naming the place and the field. */
 export function corrupt(where: Where, field: string, problem: string): never {
@@ -27,12 +36,17 @@ export function readObject(
   optional: readonly string[] = [],
 ): Record<string, unknown> {
   if (!isPlainObject(value)) corrupt(where, field === '' ? 'entry' : field, `must be an object, found ${describe(value)}`);
+  // Own keys are distinct, so when every key is known and as many are required as there are
+  // required names, none is missing.
+  let requiredFound = 0;
   for (const key of Object.keys(value)) {
-    if (!required.includes(key) && !optional.includes(key)) {
+    if (required.includes(key)) requiredFound++;
+    else if (!optional.includes(key)) {
       const known = [...required, ...optional].join(', ');
       corrupt(where, prefixed(field, key), `is not a known field (expected only: ${known})`);
     }
   }
+  if (requiredFound === required.length) return value;
   for (const key of required) {
     if (!Object.hasOwn(value, key)) corrupt(where, prefixed(field, key), 'is missing');
   }
