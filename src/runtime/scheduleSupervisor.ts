@@ -151,7 +151,7 @@ export class ScheduleRuntime implements SupervisorRuntime {
   /** The attempt in flight and a task's failure status, read from the actors that own them. */
   readonly actors: ActorReader = {
     isAttempting: (sessionId) => this.supervisor !== null && isAttempting(this.supervisor, sessionId),
-    failureOf: (id) => this.taskActor(id)?.getSnapshot().context.failure,
+    failureOf: (id) => this.scheduler.failureOf(id),
   };
 
   private taskActor(id: string) {

@@ -67,6 +67,11 @@ export class Scheduler {
   private readonly queue = new DueQueue();
   /** Tasks whose actor is parked: taken by the next unrelated wake. */
   private readonly parked = new Set<string>();
+  /**
+   * Tasks whose actor took a failure: the only ones whose actor a failure status is read from
+   * (an entry whose actor has cleared its failure since is dropped when next read).
+   */
+  private readonly failing = new Set<string>();
   /** Receipts acknowledged by their Session whose write failed, to write again. */
   readonly pendingCommits = new PendingCommits();
   private recoverPending = false;
@@ -172,6 +177,7 @@ export class Scheduler {
   untrack(id: string): void {
     this.pendingCommits.delete(id);
     this.parked.delete(id);
+    this.failing.delete(id);
     this.queue.delete(id);
     this.live.delete(id);
     this.dormant.delete(id);
@@ -192,6 +198,7 @@ export class Scheduler {
         if (task === undefined) continue;
         this.requeue(id, task);
         if (task.state !== 'retrying' && task.state !== 'parked') continue;
+        this.failing.add(id);
         ids.push(id);
         latest ??= task.context.failure;
       }
@@ -205,6 +212,17 @@ export class Scheduler {
         cause: cause.error ?? cause.message,
       });
     }
+  }
+
+  /**
+   * The failure status a task's actor holds, read from the actor only for a task that took a
+   * failure since it was last read without one.
+   */
+  failureOf(id: string): TaskContext['failure'] {
+    if (!this.failing.has(id)) return undefined;
+    const failure = this.options.taskOf(id)?.context.failure;
+    if (failure === undefined) this.failing.delete(id);
+    return failure;
   }
 
   /** Indexes a task by its actor's state: its retry time, parked, or its due instant. */
