@@ -2,7 +2,7 @@
 // actor (in its Session's task groups). Snapshots only — nothing here changes an actor — so the
 // runtime reads the attempt in flight and a task's retry state from the actors that own them.
 import type { ActorRefFrom, AnyActorRef } from 'xstate';
-import { sessionActorId, sessionGroupId } from './events.ts';
+import { SESSION_GROUP_PREFIX, sessionActorId, sessionGroupId } from './events.ts';
 import type { SessionMachine } from './sessionMachine.ts';
 import { TaskIndex, type TaskRef } from './taskIndex.ts';
 
@@ -23,5 +23,19 @@ export function taskActorOf(supervisor: AnyActorRef, sessionId: string, id: stri
 /** True while the Session's actor has a delivery attempt in flight (delivering or committing). */
 export function isAttempting(supervisor: AnyActorRef, sessionId: string): boolean {
   const session = sessionActorOf(supervisor, sessionId)?.getSnapshot();
-  return session !== undefined && session.status === 'active' && !session.matches('idle');
+  return session?.status === 'active' && !session.matches('idle');
+}
+
+/** True while any Session actor under `supervisor` has a delivery attempt in flight. */
+export function anyAttemptInFlight(supervisor: AnyActorRef): boolean {
+  const groups: Record<string, AnyActorRef | undefined> = supervisor.getSnapshot().children ?? {};
+  for (const id in groups) {
+    if (!id.startsWith(SESSION_GROUP_PREFIX)) continue;
+    const sessions: Record<string, AnyActorRef | undefined> = groups[id]?.getSnapshot().children ?? {};
+    for (const sessionId in sessions) {
+      const session = sessions[sessionId]?.getSnapshot();
+      if (session?.status === 'active' && !session.matches('idle')) return true;
+    }
+  }
+  return false;
 }

@@ -196,6 +196,9 @@ export const sessionActorId = (sessionId: string): string => `session:${sessionI
 /** How many Session groups the supervisor spreads Session actors over. */
 export const SESSION_GROUPS = 256;
 
+/** The prefix of a Session group actor's id under the supervisor. */
+export const SESSION_GROUP_PREFIX = 'sessions:';
+
 /**
  * The id of the Session group actor that holds a Session's actor: `sessions:<n>`, n from an
  * FNV-1a hash of the Session id, so it needs no table and stays the same across restarts.
@@ -206,5 +209,5 @@ export function sessionGroupId(sessionId: string): string {
     hash ^= sessionId.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
-  return `sessions:${(hash >>> 0) % SESSION_GROUPS}`;
+  return `${SESSION_GROUP_PREFIX}${(hash >>> 0) % SESSION_GROUPS}`;
 }

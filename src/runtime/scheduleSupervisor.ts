@@ -6,7 +6,7 @@
 // the other effect actors (the slot runner, the timer, each Session's delivery attempt, the close)
 // receive as input.
 import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
-import { isAttempting, taskActorOf } from '../../machines/actorLookup.ts';
+import { anyAttemptInFlight, isAttempting, taskActorOf } from '../../machines/actorLookup.ts';
 import type { ActorEffect, DeliveryInput, DeliveryOutcome, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';
 import { sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
 import { sessionMachine } from '../../machines/sessionMachine.ts';
@@ -170,15 +170,7 @@ export class ScheduleRuntime implements SupervisorRuntime {
     const snapshot = supervisor.getSnapshot();
     if (snapshot.status !== 'active' || snapshot.matches('closed')) return 'idle';
     if (!snapshot.matches({ running: 'idle' }) || snapshot.context.queue.size > 0) return 'busy';
-    const children: Record<string, AnyActorRef | undefined> = snapshot.children;
-    for (const id in children) {
-      if (!id.startsWith('sessions:')) continue;
-      const sessions: Record<string, AnyActorRef | undefined> = children[id]?.getSnapshot().children ?? {};
-      for (const sessionId in sessions) {
-        const session = sessions[sessionId]?.getSnapshot();
-        if (session?.status === 'active' && !session.matches('idle')) return 'busy';
-      }
-    }
+    if (anyAttemptInFlight(supervisor)) return 'busy';
     return this.scheduler.wakeQueued ? 'soon' : 'idle';
   }
 

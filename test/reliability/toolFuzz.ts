@@ -97,8 +97,8 @@ export function fuzzToolHandlers(options: FuzzOptions): FuzzFigures {
       }
       if (plan !== undefined) {
         checkPlan(c, plan);
-        const value = plan.reply as { resolve?: { code?: unknown } };
-        const code = value.resolve?.code;
+        const answer = 'resolve' in plan.reply ? plan.reply.resolve : undefined;
+        const code = typeof answer === 'object' && answer !== null && 'code' in answer ? answer.code : undefined;
         if (typeof code === 'string') countCode(figures, code);
         else figures.accepted++;
       }
