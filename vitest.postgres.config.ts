@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globals: true,
-    include: ['test/storage/postgres*.pgtest.ts', 'test/host/postgres*.pgtest.ts'],
+    include: ['test/storage/postgres*.pgtest.ts', 'test/host/postgres*.pgtest.ts', 'test/cluster/*.pgtest.ts'],
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 60_000,

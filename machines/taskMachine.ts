@@ -114,7 +114,9 @@ export const taskMachine = setup({
     /** Takes the committed row of an edit as the context, keeping the retry state. */
     storeEditedRow: assign(({ event }) => ('row' in event ? committedRow(event.row) : {})),
     /** Takes the committed row of a delivery as the context; the failure is cleared. */
-    storeDelivered: assign(({ event }) => ('row' in event ? { ...committedRow(event.row), failure: undefined, retries: undefined } : {})),
+    storeDelivered: assign(({ event }) =>
+      'row' in event ? { pausedAt: undefined, triggeredAt: undefined, ...event.row, failure: undefined, retries: undefined } : {},
+    ),
     /** Counts one more failed attempt and sets the next retry (none when parked). */
     recordFailure: assign(({ context, event }) =>
       event.type === 'delivery.failed' ? afterFailure(context, event.failure, event.now) : {},

@@ -78,4 +78,10 @@ export interface ScheduleStorage {
   open(): Promise<StoredDomain>;
   commit(batch: CommitBatch): Promise<void>;
   close(): Promise<void>;
+  /**
+   * When present, new task ids come from storage: `count` fresh task numbers, unique across every
+   * process that shares the storage and never handed out again (the PostgreSQL storage takes them
+   * from a database sequence). Without it, ids come from the domain's own counter.
+   */
+  allocateTaskNumbers?(count: number): Promise<readonly number[]>;
 }

@@ -5,14 +5,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildErrorsDoc, ERRORS_DOC_PATH } from '../scripts/errorsDoc.ts';
 import { memoryStorage } from '../src/adapters/memoryStorage.ts';
+import * as postgresApi from '../src/adapters/postgres/index.ts';
 import { ERROR_CATALOG, ERROR_CODES, type ErrorCode, ScheduleError } from '../src/domain/errors.ts';
 import * as api from '../src/index.ts';
 import { createScheduleService } from '../src/service.ts';
 import { createFakeSessions, createManualClock } from '../src/testing.ts';
 import { TOOL_NAMES } from '../src/tools/definitions.ts';
+import { pgliteListener, randomSchema, usePglite } from './storage/postgresHarness.ts';
 import { closeAll, create, harness, MINUTE, tick } from './support/harness.ts';
 
 afterEach(closeAll);
+
+const pglite = usePglite();
 
 const page = fileURLToPath(new URL(`../${ERRORS_DOC_PATH}`, import.meta.url));
 
@@ -45,7 +49,7 @@ describe('the calls the catalog names', () => {
     const known = (call: string): boolean => {
       const [namespace, method] = call.split('.');
       if (method !== undefined) return typeof (service[namespace ?? ''] as Record<string, unknown> | undefined)?.[method] === 'function';
-      return (TOOL_NAMES as readonly string[]).includes(call) || typeof service[call] === 'function' || call in api;
+      return (TOOL_NAMES as readonly string[]).includes(call) || typeof service[call] === 'function' || call in api || call in postgresApi;
     };
     const unknownCalls = ERROR_CODES.flatMap((code) =>
       ERROR_CATALOG[code].answeredBy.filter((call) => !known(call)).map((c) => `${code}: ${c}`),
@@ -122,6 +126,30 @@ describe('the calls the catalog names', () => {
             storage: memoryStorage({ version: 99, tasks: [] }),
             clock: createManualClock('2030-01-01T00:00:00Z'),
           }),
+      ],
+      [
+        'owner_unavailable',
+        'createClusterService',
+        async () => {
+          // A Host that holds no shard (its keeper never stepped), alone: nobody takes the routed call.
+          const schema = randomSchema();
+          pglite.schemas.push(schema);
+          const host = await postgresApi.createClusterService({
+            pool: pglite.pool,
+            schema,
+            hostId: 'lonely-host',
+            sessions: createFakeSessions(),
+            clock: createManualClock('2030-01-01T00:00:00Z'),
+            logger: { warn() {}, error() {} },
+            autoStart: false,
+            routing: { timeoutMs: 200, pollMs: 20, listen: pgliteListener(() => pglite.db) },
+          });
+          try {
+            return await host.callTool('s1', 'schedule_list', {});
+          } finally {
+            await host.close();
+          }
+        },
       ],
       [
         'internal_error',

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'schedule_conflict',
   'delivery_cursor_not_found',
   'persistence_uncertain',
+  'owner_unavailable',
   'corrupt_schedule_log',
   'internal_error',
 ] as const;
@@ -124,6 +125,12 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
     answeredBy: ['schedule_create', 'schedule_update', 'schedule_delete', 'remote.update', 'remote.delete', 'archive.sessionStop', 'close'],
     nextStep:
       'Read the tasks again (`schedule_list`, `remote.catalog`) to see whether the change is there before retrying; fix the storage (disk space, permissions) if it keeps failing.',
+  },
+  owner_unavailable: {
+    meaning:
+      'Several Hosts share the schedule and the call named a Session whose shard another Host holds, but no Host took the call before its deadline (or it could not be handed over): it was withdrawn, and nothing ran.',
+    answeredBy: ['createClusterService'],
+    nextStep: 'Send it again shortly; if it keeps happening, check that the Hosts are running and hold the shards (the cluster_hosts and shard_leases tables).',
   },
   corrupt_schedule_log: {
     meaning:

@@ -52,7 +52,7 @@ export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): 
   const row: TaskRow = { sessionId, status: 'active', record, deliveryHistory: emptyHistory() };
   return {
     reply: resolved(toView(record, ctx.now)),
-    batch: { puts: [row], deletes: [], nextTaskNumber },
+    batch: nextTaskNumber === undefined ? { puts: [row], deletes: [] } : { puts: [row], deletes: [], nextTaskNumber },
     effects: [{ type: 'tasks.spawn', rows: [row] }],
     changes: [{ sessionId, ids: [id] }],
     onWriteFailure: failed,

@@ -14,6 +14,9 @@ export interface TaskRows {
   allRows(): Iterable<TaskRow>;
   /** Every active row. */
   activeRowsAll(): Iterable<TaskRow>;
-  /** Hands out the next task id; the counter moves even if the write that uses it fails. */
-  reserveId(): { id: string; nextTaskNumber: number };
+  /**
+   * Hands out the next task id; it is never handed out again, even if the write that uses it
+   * fails. `nextTaskNumber`, when present, is the id counter the write records.
+   */
+  reserveId(): { id: string; nextTaskNumber?: number };
 }

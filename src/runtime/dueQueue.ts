@@ -1,16 +1,89 @@
 // A priority queue of task ids keyed by the instant they are next due (their target, or a retry
 // time after a failed delivery). A binary min-heap with lazy deletion: re-keying or removing an id
 // only updates the index, and stale heap entries are dropped when they reach the top. Finding the
-// next wake is O(1); taking the due ids is O(k log n).
+// next wake is O(1); taking the due ids is O(k log n). The heap is two parallel arrays — the keys
+// (unboxed doubles) and the ids — so an entry costs no object of its own, and the index keeps the
+// keys of `sch_<n>` ids in an array by n: a domain of a million tasks is indexed without a hash
+// table of a million entries.
+import { taskNumber } from '../domain/codec/index.ts';
 
-interface Entry {
-  readonly due: number;
-  readonly id: string;
+/** The array by task number grows only to at most this many slots per id it holds… */
+const MIN_DENSITY = 4;
+/** …or to below this many slots. */
+const DENSE_FLOOR = 4096;
+
+/**
+ * The key of each queued id: `sch_<n>` ids in a Float64Array by n (NaN where none is queued) when
+ * n is not far beyond the ids already held, every other id in a map. Each id is in one place.
+ */
+class DueIndex {
+  private byNumber = new Float64Array(0);
+  private numbered = 0;
+  private readonly others = new Map<string, number>();
+
+  get size(): number {
+    return this.numbered + this.others.size;
+  }
+
+  get(id: string): number | undefined {
+    const n = taskNumber(id);
+    if (n !== undefined && n < this.byNumber.length) {
+      const due = this.byNumber[n] as number;
+      if (!Number.isNaN(due)) return due;
+    }
+    return this.others.size === 0 ? undefined : this.others.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  set(id: string, due: number): void {
+    const n = taskNumber(id);
+    // A NaN key, or an id already kept in the map, stays in the map.
+    if (n === undefined || Number.isNaN(due) || (this.others.size > 0 && this.others.has(id)) || !this.fits(n)) {
+      this.others.set(id, due);
+      return;
+    }
+    const slots = this.byNumber;
+    if (Number.isNaN(slots[n])) this.numbered++;
+    slots[n] = due;
+  }
+
+  delete(id: string): void {
+    const n = taskNumber(id);
+    if (n !== undefined && n < this.byNumber.length && !Number.isNaN(this.byNumber[n])) {
+      this.byNumber[n] = Number.NaN;
+      this.numbered--;
+      return;
+    }
+    if (this.others.size > 0) this.others.delete(id);
+  }
+
+  *keys(): Generator<string> {
+    const slots = this.byNumber;
+    for (let n = 1; n < slots.length; n++) if (!Number.isNaN(slots[n])) yield `sch_${n}`;
+    yield* this.others.keys();
+  }
+
+  /** True when slot n exists, growing the array when that keeps it dense enough. */
+  private fits(n: number): boolean {
+    const old = this.byNumber;
+    if (n < old.length) return true;
+    if (n >= Math.max(DENSE_FLOOR, MIN_DENSITY * (this.numbered + 1))) return false;
+    const grown = new Float64Array(Math.max(n + 1, 2 * old.length, 64));
+    grown.set(old);
+    grown.fill(Number.NaN, old.length);
+    this.byNumber = grown;
+    return true;
+  }
 }
 
 export class DueQueue {
-  private heap: Entry[] = [];
-  private readonly dueOf = new Map<string, number>();
+  /** The heap: `heapDues[i]` is the due instant of the entry for `heapIds[i]`. */
+  private heapDues: number[] = [];
+  private heapIds: string[] = [];
+  private readonly dueOf = new DueIndex();
 
   /** Number of ids in the queue. */
   get size(): number {
@@ -21,8 +94,8 @@ export class DueQueue {
   set(id: string, due: number): void {
     if (this.dueOf.get(id) === due) return;
     this.dueOf.set(id, due);
-    this.push({ due, id });
-    if (this.heap.length > 4 * this.dueOf.size + 64) this.rebuild();
+    this.push(id, due);
+    if (this.heapDues.length > 4 * this.dueOf.size + 64) this.rebuild();
   }
 
   /**
@@ -31,12 +104,13 @@ export class DueQueue {
    */
   append(id: string, due: number): void {
     this.dueOf.set(id, due);
-    this.heap.push({ due, id });
+    this.heapDues.push(due);
+    this.heapIds.push(id);
   }
 
   /** Orders the heap after {@link append}s. */
   heapify(): void {
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
+    for (let i = (this.heapDues.length >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
   has(id: string): boolean {
@@ -55,7 +129,7 @@ export class DueQueue {
   /** The earliest due instant, or undefined when empty. */
   peek(): number | undefined {
     this.dropStale();
-    return this.heap[0]?.due;
+    return this.heapDues[0];
   }
 
   /** Removes and returns every id due at or before `now`, earliest first. */
@@ -63,61 +137,80 @@ export class DueQueue {
     const out: string[] = [];
     for (;;) {
       this.dropStale();
-      const top = this.heap[0];
-      if (top === undefined || top.due > now) return out;
+      if (this.heapDues.length === 0 || (this.heapDues[0] as number) > now) return out;
+      const id = this.heapIds[0] as string;
       this.pop();
-      this.dueOf.delete(top.id);
-      out.push(top.id);
+      this.dueOf.delete(id);
+      out.push(id);
     }
   }
 
   private dropStale(): void {
-    for (;;) {
-      const top = this.heap[0];
-      if (top === undefined || this.dueOf.get(top.id) === top.due) return;
-      this.pop();
-    }
+    const dues = this.heapDues;
+    const ids = this.heapIds;
+    while (dues.length > 0 && this.dueOf.get(ids[0] as string) !== dues[0]) this.pop();
   }
 
   private rebuild(): void {
-    this.heap = [...this.dueOf].map(([id, due]) => ({ id, due }));
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
+    const dues: number[] = [];
+    const ids: string[] = [];
+    for (const id of this.dueOf.keys()) {
+      dues.push(this.dueOf.get(id) as number);
+      ids.push(id);
+    }
+    this.heapDues = dues;
+    this.heapIds = ids;
+    this.heapify();
   }
 
-  private push(entry: Entry): void {
-    const heap = this.heap;
-    heap.push(entry);
-    let i = heap.length - 1;
+  private push(id: string, due: number): void {
+    const dues = this.heapDues;
+    const ids = this.heapIds;
+    let i = dues.length;
+    dues.push(due);
+    ids.push(id);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (heap[parent]!.due <= entry.due) break;
-      heap[i] = heap[parent]!;
+      const parentDue = dues[parent] as number;
+      if (parentDue <= due) break;
+      dues[i] = parentDue;
+      ids[i] = ids[parent] as string;
       i = parent;
     }
-    heap[i] = entry;
+    dues[i] = due;
+    ids[i] = id;
   }
 
   private pop(): void {
-    const heap = this.heap;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
-    heap[0] = last;
+    const dues = this.heapDues;
+    const ids = this.heapIds;
+    const lastDue = dues.pop();
+    const lastId = ids.pop();
+    if (lastDue === undefined || lastId === undefined || dues.length === 0) return;
+    dues[0] = lastDue;
+    ids[0] = lastId;
     this.down(0);
   }
 
   private down(start: number): void {
-    const heap = this.heap;
-    const entry = heap[start]!;
+    const dues = this.heapDues;
+    const ids = this.heapIds;
+    const length = dues.length;
+    const due = dues[start] as number;
+    const id = ids[start] as string;
     let i = start;
     for (;;) {
       const left = 2 * i + 1;
-      if (left >= heap.length) break;
+      if (left >= length) break;
       const right = left + 1;
-      const child = right < heap.length && heap[right]!.due < heap[left]!.due ? right : left;
-      if (heap[child]!.due >= entry.due) break;
-      heap[i] = heap[child]!;
+      const child = right < length && (dues[right] as number) < (dues[left] as number) ? right : left;
+      const childDue = dues[child] as number;
+      if (childDue >= due) break;
+      dues[i] = childDue;
+      ids[i] = ids[child] as string;
       i = child;
     }
-    heap[i] = entry;
+    dues[i] = due;
+    ids[i] = id;
   }
 }

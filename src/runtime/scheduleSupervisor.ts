@@ -22,7 +22,6 @@ import {
 import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
 import { systemClock } from '../adapters/systemClock.ts';
 import { dueAtMs } from '../domain/due.ts';
-import type { TaskRow } from '../domain/types.ts';
 import type { SlotReply } from '../planning/slotPlan.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
@@ -214,14 +213,11 @@ const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) 
     config,
   };
   const table = new TaskTable(await storage.open());
-  warnOfDriftAtOpen(table.activeRowsAll(), table.tzdata, ports.logger);
+  // Both read only the active rows of the table's own iteration (inactive ones are skipped).
+  warnOfDriftAtOpen(table.allRows(), table.tzdata, ports.logger);
   const runtime = new ScheduleRuntime(ports, table);
   // Every active row is queued; only those due within the passivation horizon get an actor now.
-  const { scheduler } = runtime;
-  scheduler.trackRestored(table.activeRowsAll());
-  const activeRows: TaskRow[] = [];
-  if (scheduler.passiveCount === 0) activeRows.push(...table.activeRowsAll());
-  else for (const row of table.activeRowsAll()) if (!scheduler.isPassive(row.record.id)) activeRows.push(row);
+  const activeRows = runtime.scheduler.trackRestored(table.allRows());
   return { activeRows, runtime };
 });
 

@@ -111,26 +111,34 @@ export class Scheduler {
   }
 
   /**
-   * The active rows of a freshly opened domain, none of them known yet: each is queued at its due
-   * instant and placed live or passivated, with each queue built once.
+   * The rows of a freshly opened domain, none of them known yet (inactive ones are skipped): each
+   * active row is queued at its due instant and placed live or passivated, with each queue built
+   * once. Answers the active rows that get a task actor now, in the order given: every one without
+   * a horizon, else the live ones.
    */
-  trackRestored(rows: Iterable<TaskRow>): void {
+  trackRestored(rows: Iterable<TaskRow>): TaskRow[] {
     const horizon = this.options.config.passivationHorizonMs;
     const now = this.options.clock.now();
+    const queue = this.queue;
+    const spawned: TaskRow[] = [];
     for (const row of rows) {
+      if (row.status !== 'active') continue;
       const id = row.record.id;
       const due = dueAtMs(row);
       if (horizon === null) {
-        if (due !== undefined) this.queue.append(id, due);
+        if (due !== undefined) queue.append(id, due);
+        spawned.push(row);
       } else if (due === undefined) this.dormant.add(id);
       else if (due - horizon > now) this.activations.append(id, due - horizon);
       else {
         this.live.add(id);
-        this.queue.append(id, due);
+        queue.append(id, due);
+        spawned.push(row);
       }
     }
-    this.queue.heapify();
+    queue.heapify();
     this.activations.heapify();
+    return spawned;
   }
 
   /**

@@ -214,6 +214,17 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
   return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [], failures: slot.failures ?? [] };
 }
 
+/**
+ * Before a create, when storage hands out task numbers and none is left: takes a block of them
+ * (numbers no write uses are never used, as with the local counter).
+ */
+async function ensureTaskNumber(deps: SlotRunnerDeps, op: Operation): Promise<void> {
+  const allocate = deps.storage.allocateTaskNumbers;
+  if (allocate === undefined || deps.table.allocatedLeft > 0) return;
+  if (op.kind !== 'tool' || op.name !== 'schedule_create') return;
+  deps.table.supplyTaskNumbers(await allocate.call(deps.storage, deps.table.nextAllocation));
+}
+
 /** Runs one command to its outcome; never rejects. */
 async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promise<SlotOutcome> {
   const op = command.operation;
@@ -221,6 +232,7 @@ async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promis
   if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [], failures: [] };
   let slot: SlotPlan;
   try {
+    await ensureTaskNumber(deps, op);
     slot = plan(deps, op, deps.clock.now());
   } catch (error) {
     return { reply: failureReply(deps, op, error), effects: [], changes: [], failures: [] };

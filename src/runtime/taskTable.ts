@@ -5,21 +5,64 @@
 import type { TaskRow } from '../domain/types.ts';
 import type { TaskRows } from '../planning/taskRows.ts';
 import type { CommitBatch, StoredDomain } from '../ports.ts';
+import { RowIndex } from './rowIndex.ts';
 
 /** Task ids are `sch_<n>`, n from the persisted counter; they are never reused. */
 export const taskIdFor = (n: number): string => `sch_${n}`;
 
+/** The most task numbers taken from storage at a time, when storage hands them out. */
+export const TASK_NUMBER_BLOCK = 64;
+
 export class TaskTable implements TaskRows {
-  private readonly rows = new Map<string, TaskRow>();
+  private readonly rows = new RowIndex();
   private readonly activeBySession = new Map<string, Set<string>>();
   private counter: number;
+  /** Task numbers storage allocated and no id uses yet. */
+  private readonly allocated: number[] = [];
+  private lastBlock = 0;
   /** The time-zone data version the domain records (what storage holds), if any. */
   tzdata: string | undefined;
 
   constructor(domain: StoredDomain) {
     this.counter = domain.nextTaskNumber;
     this.tzdata = domain.tzdata;
-    for (const row of domain.tasks) this.put(row);
+    if (!this.load(domain.tasks)) {
+      this.rows.clear();
+      this.activeBySession.clear();
+      for (const row of domain.tasks) this.put(row);
+    }
+  }
+
+  /**
+   * Indexes the rows of a freshly opened domain, each id set once; false (the table then half
+   * built) when an id repeats, so the caller indexes them again row by row, a later row replacing
+   * an earlier one.
+   */
+  private load(tasks: readonly TaskRow[]): boolean {
+    const rows = this.rows;
+    // Each Session's ids are gathered first and made a set at the end: one set built at a time
+    // stays in the cache, where adding to a thousand growing sets in turn would not.
+    const bySession = new Map<string, string[]>();
+    let ids: string[] | undefined;
+    let session: string | undefined;
+    for (let i = 0; i < tasks.length; i++) {
+      const row = tasks[i] as TaskRow;
+      rows.set(row);
+      if (rows.size !== i + 1) return false;
+      if (row.status !== 'active') continue;
+      const sessionId = row.sessionId;
+      if (sessionId !== session || ids === undefined) {
+        ids = bySession.get(sessionId);
+        if (ids === undefined) {
+          ids = [];
+          bySession.set(sessionId, ids);
+        }
+        session = sessionId;
+      }
+      ids.push(row.record.id);
+    }
+    for (const [sessionId, list] of bySession) this.activeBySession.set(sessionId, new Set(list));
+    return true;
   }
 
   /** The row with this id, active or inactive. */
@@ -65,13 +108,36 @@ export class TaskTable implements TaskRows {
   }
 
   /**
-   * Hands out the next task id. The counter moves even if the write that uses the id fails,
-   * because a failed write may still have landed: an id is never handed out twice.
+   * Hands out the next task id: one of the numbers storage allocated when it allocates them (see
+   * `supplyTaskNumbers`; the batch then names no counter), else the next of the local counter.
+   * Either moves even if the write that uses the id fails, because a failed write may still have
+   * landed: an id is never handed out twice.
    */
-  reserveId(): { id: string; nextTaskNumber: number } {
+  reserveId(): { id: string; nextTaskNumber?: number } {
+    const allocated = this.allocated.shift();
+    if (allocated !== undefined) return { id: taskIdFor(allocated) };
     const n = this.counter;
     this.counter = n + 1;
     return { id: taskIdFor(n), nextTaskNumber: this.counter };
+  }
+
+  /** How many task numbers storage allocated are not handed out yet. */
+  get allocatedLeft(): number {
+    return this.allocated.length;
+  }
+
+  /**
+   * How many task numbers to ask storage for next: one at first, twice the last block while
+   * creates keep coming, at most `TASK_NUMBER_BLOCK` — so a restart leaves at most a block unused.
+   */
+  get nextAllocation(): number {
+    return Math.min(TASK_NUMBER_BLOCK, this.lastBlock * 2 || 1);
+  }
+
+  /** Task numbers storage allocated (unique across every Host on it), handed out before the local counter. */
+  supplyTaskNumbers(numbers: readonly number[]): void {
+    this.allocated.push(...numbers);
+    this.lastBlock = numbers.length;
   }
 
   /** Applies a batch storage has acknowledged. */
@@ -86,7 +152,7 @@ export class TaskTable implements TaskRows {
     const id = row.record.id;
     const previous = this.rows.get(id);
     if (previous !== undefined && previous.sessionId !== row.sessionId) this.unindex(previous);
-    this.rows.set(id, row);
+    this.rows.set(row);
     if (row.status === 'active') {
       let ids = this.activeBySession.get(row.sessionId);
       if (ids === undefined) {

@@ -4,6 +4,7 @@
 // codec, so bad rows reach the table) and read the document back through a fresh storage.
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import type { NotificationListener } from '../../src/adapters/postgres/callRouter.ts';
 import type { SqlClient, SqlPool, SqlResult } from '../../src/adapters/postgres/driver.ts';
 import { migrate } from '../../src/adapters/postgres/migrations.ts';
 import { type PostgresStorageOptions, postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
@@ -152,7 +153,18 @@ export function postgresHarness(options: (schema: string) => PostgresStorageOpti
 export const newPglite = async (): Promise<PGlite> => PGlite.create();
 
 /** One PGlite database for a test file: opened before its tests, schemas dropped after each, closed at the end. */
-export function usePglite(): { readonly pool: SqlPool; readonly schemas: string[] } {
+/** Listens through PGlite's `listen`, which delivers the notifications of its one session. */
+export const pgliteListener =
+  (database: () => PGlite): NotificationListener =>
+  async (channels, onNotification) => {
+    const db = database();
+    const stops = await Promise.all(channels.map((channel) => db.listen(`"${channel}"`, (payload) => onNotification(channel, payload))));
+    return async () => {
+      for (const stop of stops) await stop();
+    };
+  };
+
+export function usePglite(): { readonly pool: SqlPool; readonly db: PGlite; readonly schemas: string[] } {
   let db: PGlite | undefined;
   let pool: SqlPool | undefined;
   const schemas: string[] = [];
@@ -166,6 +178,10 @@ export function usePglite(): { readonly pool: SqlPool; readonly schemas: string[
     get pool(): SqlPool {
       if (pool === undefined) throw new Error('the PGlite database is opened before the tests run');
       return pool;
+    },
+    get db(): PGlite {
+      if (db === undefined) throw new Error('the PGlite database is opened before the tests run');
+      return db;
     },
     schemas,
   };

@@ -5,7 +5,7 @@
 // a shard they touch is lost, written when every lease is held.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { LeaseLostError } from '../../src/adapters/postgres/fence.ts';
-import { migrate } from '../../src/adapters/postgres/migrations.ts';
+import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../src/adapters/postgres/migrations.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
 import { fairShare, fenceEpochs, type ShardLease, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
@@ -30,7 +30,8 @@ export function sessionIn(shard: number): string {
   }
 }
 
-const failure = async (promise: Promise<unknown>): Promise<{ code: string; message: string; error: unknown }> => {
+/** How a promise settled: the code and message it rejected with, or `resolved`. */
+export const failure = async (promise: Promise<unknown>): Promise<{ code: string; message: string; error: unknown }> => {
   try {
     await promise;
   } catch (error) {
@@ -71,16 +72,28 @@ export function describeShardLeases(name: string, backend: () => LeaseBackend): 
       await leasesOn(schema).held('a');
       const rows = await owners(schema);
       expect(rows).toEqual(range(0, 256).map((shard) => ({ shard, owner: null, epoch: 0 })));
-      // An older schema (tasks and domain_meta only) is brought up to date, its rows kept.
-      await run(backend().admin, `drop table "${schema}".shard_leases`);
-      await run(backend().admin, `delete from "${schema}".schema_migrations where version = 3`);
+      // An older schema (tasks and domain_meta only, as versions 1 and 2 left it) is brought up to date, its rows kept.
+      const older = schemaOf();
+      await run(backend().admin, `create schema "${older}"`);
+      await run(backend().admin, `create table "${older}".schema_migrations (version integer primary key, name text not null)`);
+      for (const m of MIGRATIONS.filter((m) => m.version <= 2)) {
+        await run(backend().admin, m.sql.replaceAll('{schema}', `"${older}"`));
+        await run(backend().admin, `insert into "${older}".schema_migrations (version, name) values ($1, $2)`, [m.version, m.name]);
+      }
+      await run(
+        backend().admin,
+        `insert into "${older}".tasks (id, session_id, shard, status, next_target, row) values ('sch_1', 's1', $1, 'active', now(), '{}')`,
+        [shardOf('s1')],
+      );
       const client = await backend().admin.connect();
       try {
-        expect(await migrate(client, schema)).toEqual({ from: 2, to: 3, applied: [3] });
+        const later = MIGRATIONS.map((m) => m.version).filter((v) => v > 2);
+        expect(await migrate(client, older)).toEqual({ from: 2, to: SCHEMA_VERSION, applied: later });
       } finally {
         client.release();
       }
-      expect(await owners(schema)).toHaveLength(256);
+      expect(await owners(older)).toEqual(rows);
+      expect((await run(backend().admin, `select id from "${older}".tasks`)).rows).toEqual([{ id: 'sch_1' }]);
     });
 
     it('fairShare is ceil(256 / live Hosts) and refuses a count that is not a whole number ≥ 1', () => {

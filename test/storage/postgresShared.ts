@@ -2,7 +2,7 @@
 // `npm test`) and for the real server (`npm run test:postgres`): migrations applied once and
 // recorded, a newer schema refused, corrupt rows refused naming the row, text the codec accepts
 // kept exactly, ids held by another Session refused, the task-number sequence, the query columns,
-// and the service running on the storage across a restart.
+// an open scoped to some shards, and the service running on the storage across a restart.
 
 import { sessionGroupId } from '../../machines/events.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
@@ -14,6 +14,7 @@ import { createScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { row } from './fixtures.ts';
 import { randomSchema, run, seedRows } from './postgresHarness.ts';
+import { sessionIn } from './postgresLeases.ts';
 
 /** The pools of one backend: `pool` for storages, `admin` for reading and writing behind their back. */
 export interface PostgresBackend {
@@ -147,6 +148,50 @@ export function describePostgresBehaviour(name: string, backend: () => PostgresB
         { id: 'sch_2', session_id: 'other', shard: shardOf('other'), status: 'active', next_target: row(2).record.scheduledAt, version: 1 },
       ]);
       expect(`sessions:${shardOf('session-α')}`).toBe(sessionGroupId('session-α'));
+    });
+
+    it('a storage scoped to shards opens only their rows, in stored order; unscoped it opens them all', async () => {
+      const schema = schemaOf();
+      const writer = storageOn(schema);
+      await writer.open();
+      const rows = [
+        row(1, 'every', sessionIn(5)),
+        row(2, 'daily', sessionIn(7)),
+        row(3, 'cron', sessionIn(200)),
+        row(4, 'at', sessionIn(5)),
+      ];
+      await writer.commit({ puts: rows, deletes: [], nextTaskNumber: 5 });
+      await writer.close();
+
+      const scoped = postgresStorage({ pool: backend().pool, schema, shards: [200, 5] });
+      expect(await scoped.open()).toEqual({ tasks: [rows[0], rows[2], rows[3]], nextTaskNumber: 5 });
+      // Commits are not limited by the scope; the next open still reads only its shards.
+      await scoped.commit({ puts: [row(5, 'every', sessionIn(9))], deletes: [], nextTaskNumber: 6 });
+      await scoped.close();
+      expect((await scoped.open()).tasks).toEqual([rows[0], rows[2], rows[3]]);
+      await scoped.close();
+
+      // Given as a function, the shards are asked at each open.
+      let current: number[] = [7, 9];
+      const following = postgresStorage({ pool: backend().pool, schema, shards: () => current });
+      expect((await following.open()).tasks).toEqual([rows[1], row(5, 'every', sessionIn(9))]);
+      await following.close();
+      current = [];
+      expect(await following.open()).toEqual({ tasks: [], nextTaskNumber: 6 });
+      await following.close();
+
+      const all = storageOn(schema);
+      expect((await all.open()).tasks).toEqual([...rows, row(5, 'every', sessionIn(9))]);
+      await all.close();
+
+      expect(() => postgresStorage({ pool: backend().pool, schema, shards: [1, 256] })).toThrow(
+        "A PostgreSQL storage's shards are a list of whole numbers 0-255, not [1,256].",
+      );
+      current = [1.5];
+      expect(await codeAndMessage(following.open())).toEqual({
+        code: 'internal_error',
+        message: "A PostgreSQL storage's shards are a list of whole numbers 0-255, not [1.5].",
+      });
     });
 
     it('task numbers come from the sequence: allocated ones are never handed out again, and the counter covers them', async () => {

@@ -1,6 +1,21 @@
 // `agent-schedule/postgres`: the storage on PostgreSQL, its migrations, shard leases and fenced
-// commits, and the driver seam. A separate entry point, so a Host on the JSON file storage never
-// loads (or installs) `pg`.
+// commits, cluster membership, the shard keeper and the call router, the driver seam, and
+// `createClusterService`, one Host's part of many sharing the schedule. A separate entry point,
+// so a Host on the JSON file storage never loads (or installs) `pg`.
+export { type ClusterService, type ClusterServiceOptions, createClusterService } from '../../cluster/clusterService.ts';
+
+export {
+  CallNotRunError,
+  CallRouter,
+  type CallRouterOptions,
+  callRouter,
+  type JsonValue,
+  type NotificationListener,
+  poolListener,
+  type RoutedRequest,
+} from './callRouter.ts';
+export { ChangeFeed, type ChangeFeedOptions, changeFeed, type FeedChange } from './changeFeed.ts';
+export { ClusterHosts, type ClusterHostsOptions, type ClusterView } from './clusterHosts.ts';
 export { isConnectionFailure, type SqlClient, type SqlPool, type SqlResult } from './driver.ts';
 export { checkFence, type LeaseFence, LeaseLostError } from './fence.ts';
 export { MIGRATIONS, type Migration, type MigrationResult, migrate, SCHEMA_VERSION } from './migrations.ts';
@@ -13,6 +28,15 @@ export {
   postgresStorage,
 } from './postgresStorage.ts';
 export { shardOf } from './rowColumns.ts';
+export {
+  DEFAULT_LEASE_MS,
+  hostShare,
+  type KeeperTimers,
+  ShardKeeper,
+  type ShardKeeperOptions,
+  type StepReport,
+  shardKeeper,
+} from './shardKeeper.ts';
 export {
   type AcquireRequest,
   fairShare,

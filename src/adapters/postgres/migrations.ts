@@ -26,6 +26,15 @@ export interface Migration {
  * Version 3: `shard_leases`, one row per shard (0–255, all present from the start): the Host that
  * owns the shard (null while free), the epoch (grows each time a new owner takes the shard) and
  * when the lease expires, by the database's clock.
+ *
+ * Version 4: `cluster_hosts`, one row per Host sharing the schema: when its current membership
+ * began and when it expires unless the Host renews it (its heartbeat), both by the database's
+ * clock, so every Host counts the live ones alike.
+ *
+ * Version 5: `routed_calls`, the calls a Host hands to the owner of a Session's shard: the
+ * request, its state (`pending`, `claimed` by a Host at an epoch of the shard, `answered` with
+ * the reply) and the deadline after which no Host claims it. Request and reply are `json`, kept
+ * as written (object members in their order), as the task rows are.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -69,6 +78,39 @@ create table {schema}.shard_leases (
   expires_at timestamptz not null default '-infinity'
 );
 insert into {schema}.shard_leases (shard) select g from generate_series(0, 255) as g on conflict (shard) do nothing;
+`,
+  },
+  {
+    version: 4,
+    name: 'cluster_hosts',
+    sql: `
+create table {schema}.cluster_hosts (
+  host_id text primary key,
+  started_at timestamptz not null default now(),
+  expires_at timestamptz not null
+);
+`,
+  },
+  {
+    version: 5,
+    name: 'routed_calls',
+    sql: `
+create table {schema}.routed_calls (
+  id bigserial primary key,
+  shard smallint not null check (shard between 0 and 255),
+  session_id text not null,
+  request json not null,
+  status text not null default 'pending' check (status in ('pending', 'claimed', 'answered')),
+  claimed_by text,
+  claimed_epoch bigint,
+  reply json,
+  created_at timestamptz not null default now(),
+  deadline timestamptz not null,
+  answered_at timestamptz
+);
+create index routed_calls_pending on {schema}.routed_calls (shard, id) where status = 'pending';
+create index routed_calls_claimed on {schema}.routed_calls (shard) where status = 'claimed';
+create index routed_calls_deadline on {schema}.routed_calls (deadline);
 `,
   },
 ];

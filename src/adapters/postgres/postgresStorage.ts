@@ -7,7 +7,9 @@
 // commit whose outcome the database did not confirm rejects with `persistence_uncertain`. While
 // the database is unreachable, commits are refused at once for a growing pause (backoff) and
 // then tried on a fresh connection. With a fence, each commit first checks (and locks) the shard
-// leases of the shards it touches, and writes nothing when one is no longer this Host's.
+// leases of the shards it touches, and writes nothing when one is no longer this Host's. Scoped
+// to shards, `open` reads only their rows.
+import { SESSION_GROUPS } from '../../../machines/events.ts';
 import { decodeTzdata, nextTaskNumberAfter } from '../../domain/codec/index.ts';
 import { decodeRow } from '../../domain/codec/row.ts';
 import { corrupt } from '../../domain/codec/strict.ts';
@@ -49,7 +51,28 @@ export interface PostgresStorageOptions {
    * with a `LeaseLostError` (code `persistence_uncertain`). Without it commits are not fenced.
    */
   readonly fence?: LeaseFence;
+  /**
+   * Shard-scoped open: `open` reads only the rows of these shards (0–255, see `shardOf`), given
+   * as a list or as a function asked at each open (say, the shards a keeper holds). Commits are
+   * not limited by it (a fence checks their shards). Without it `open` reads every row.
+   */
+  readonly shards?: readonly number[] | (() => readonly number[]);
 }
+
+/**
+ * The shards a scoped open reads, checked and sorted.
+ *
+ * @throws ScheduleError `internal_error` for a list that is not of whole numbers 0–255.
+ */
+const checkShards = (shards: unknown): number[] => {
+  if (!Array.isArray(shards) || !shards.every((s) => Number.isInteger(s) && s >= 0 && s < SESSION_GROUPS)) {
+    throw new ScheduleError(
+      'internal_error',
+      `A PostgreSQL storage's shards are a list of whole numbers 0-255, not ${JSON.stringify(shards) ?? String(shards)}.`,
+    );
+  }
+  return [...new Set(shards as number[])].sort((a, b) => a - b);
+};
 
 type Phase = 'closed' | 'opening' | 'open' | 'closing';
 
@@ -78,6 +101,7 @@ export class PostgresStorage implements ScheduleStorage {
       checkHostId(options.fence.hostId);
       if (typeof options.fence.epochs !== 'function') throw new ScheduleError('internal_error', 'A fence needs an epochs() function.');
     }
+    if (options.shards !== undefined && typeof options.shards !== 'function') checkShards(options.shards);
   }
 
   /**
@@ -137,10 +161,15 @@ export class PostgresStorage implements ScheduleStorage {
 
   private async readDomain(client: SqlClient): Promise<StoredDomain> {
     const source = `PostgreSQL table ${this.schema}.tasks`;
-    const result = await client.query(
-      `select id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row
-       from ${this.quoted}.tasks order by position`,
-    );
+    const columns = `select id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row
+       from ${this.quoted}.tasks`;
+    const scope = this.options.shards;
+    const result =
+      scope === undefined
+        ? await client.query(`${columns} order by position`)
+        : await client.query(`${columns} where shard = any($1::smallint[]) order by position`, [
+            checkShards(typeof scope === 'function' ? scope() : scope),
+          ]);
     const tasks: TaskRow[] = [];
     for (const stored of result.rows) {
       const id = String(stored.id);

@@ -7,10 +7,11 @@
 // what a Host still owns; `release` frees shards. Rows are locked in shard order, as the fenced
 // commits of the storage lock them, so the two never deadlock.
 import { SESSION_GROUPS } from '../../../machines/events.ts';
-import { isScheduleError, ScheduleError } from '../../domain/errors.ts';
-import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, type SqlResult } from './driver.ts';
-import { migrate, quoteSchema } from './migrations.ts';
+import { ScheduleError } from '../../domain/errors.ts';
+import type { SqlPool, SqlResult } from './driver.ts';
+import { quoteSchema } from './migrations.ts';
 import { isPostgresText } from './rowColumns.ts';
+import { SchemaQueries } from './schemaQueries.ts';
 
 /** The schema used when none is given (the storage's default). */
 const DEFAULT_SCHEMA = 'agent_schedule';
@@ -102,12 +103,13 @@ const byShard = (a: { shard: number }, b: { shard: number }): number => a.shard 
 export class ShardLeases {
   readonly schema: string;
   private readonly quoted: string;
-  private ready: Promise<void> | undefined;
+  private readonly queries: SchemaQueries;
 
   constructor(private readonly options: ShardLeasesOptions) {
     if (options.pool === undefined) throw invalid('shardLeases needs a pool.');
     this.schema = options.schema ?? DEFAULT_SCHEMA;
     this.quoted = quoteSchema(this.schema);
+    this.queries = new SchemaQueries(options.pool, this.schema, 'The shard leases could not open their schema');
   }
 
   /**
@@ -221,54 +223,8 @@ export class ShardLeases {
     return result.rows.map(leaseOf);
   }
 
-  private migrated(): Promise<void> {
-    this.ready ??= this.withClient('The shard leases could not open their schema', async (client) => {
-      await migrate(client, this.schema);
-    }).catch((error: unknown) => {
-      this.ready = undefined;
-      throw error;
-    });
-    return this.ready;
-  }
-
-  private async run(what: string, text: string, values: readonly unknown[]): Promise<SqlResult> {
-    await this.migrated();
-    return this.withClient(what, (client) => client.query(text, values));
-  }
-
-  private async withClient<T>(what: string, work: (client: SqlClient) => Promise<T>): Promise<T> {
-    let client: SqlClient;
-    try {
-      client = await this.options.pool.connect();
-    } catch (error) {
-      const reason = `${what}: the database cannot be reached (${reasonOf(error)}); nothing was changed.`;
-      throw new ScheduleError('persistence_uncertain', reason, { cause: error });
-    }
-    // A pg client whose socket closes emits 'error' besides failing its query; the failure is
-    // reported through the query, so a listener must be there or the process would crash.
-    const events = client as unknown as { on?(event: 'error', fn: () => void): void; off?(event: 'error', fn: () => void): void };
-    const ignore = () => undefined;
-    events.on?.('error', ignore);
-    let broken: Error | undefined;
-    try {
-      return await work(client);
-    } catch (error) {
-      if (isScheduleError(error)) throw error;
-      if (isConnectionFailure(error)) {
-        broken = error instanceof Error ? error : new Error(String(error));
-        throw new ScheduleError(
-          'persistence_uncertain',
-          `${what}: the database connection was lost (${reasonOf(error)}); the change may or may not have been made.`,
-          { cause: error },
-        );
-      }
-      throw new ScheduleError('persistence_uncertain', `${what}: the database refused it (${reasonOf(error)}); nothing was changed.`, {
-        cause: error,
-      });
-    } finally {
-      if (broken === undefined) events.off?.('error', ignore);
-      client.release(broken);
-    }
+  private run(what: string, text: string, values: readonly unknown[]): Promise<SqlResult> {
+    return this.queries.run(what, text, values);
   }
 }
 

@@ -1,0 +1,131 @@
+// `schedule/changed` across Hosts: each committed change a Host's shard services report is
+// published with `NOTIFY` on `<schema>_changes`, and every Host listening there hands it to its
+// subscribers — its own changes included, so a subscriber sees each change once, from whichever
+// Host made it. A notification is sent after the commit it reports, so a Host that dies between
+// the two loses that notification (a subscriber re-reads what it shows after a reconnect); a
+// change naming many ids is split over several notifications under PostgreSQL's payload limit.
+
+import type { NotificationListener } from './callRouter.ts';
+import { reasonOf, type SqlPool } from './driver.ts';
+
+/** One committed change to some tasks of one Session. */
+export interface FeedChange {
+  readonly type: 'schedule/changed';
+  readonly sessionId: string;
+  readonly ids: string[];
+}
+
+/** Below PostgreSQL's 8000-byte payload limit, with room for the Session id's escapes. */
+const PAYLOAD_BYTES = 7000;
+
+/** Options of {@link changeFeed}. */
+export interface ChangeFeedOptions {
+  readonly pool: SqlPool;
+  readonly schema: string;
+  readonly listen: NotificationListener;
+  /** Told when a notification could not be sent or read, or the listening connection was lost. */
+  readonly onError?: (error: unknown) => void;
+  /** The pause before listening again after the connection was lost, in ms (default 1000). */
+  readonly relistenMs?: number;
+}
+
+export class ChangeFeed {
+  private readonly channel: string;
+  private readonly listeners = new Set<(change: FeedChange) => void>();
+  private stopListening: (() => Promise<void>) | undefined;
+  private stopped = false;
+  private relisten: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly options: ChangeFeedOptions) {
+    this.channel = `${options.schema}_changes`.slice(0, 63);
+  }
+
+  /** Starts listening. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.stopListening = await this.options.listen(
+      [this.channel],
+      (_channel, payload) => this.receive(payload),
+      (error) => this.lost(error),
+    );
+  }
+
+  /** Calls `listener` with every change any Host publishes; answers the unsubscribe function. */
+  subscribe(listener: (change: FeedChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Publishes a committed change to every Host (split when it names many ids); never rejects. */
+  async publish(change: FeedChange): Promise<void> {
+    for (const ids of chunks(change.sessionId, change.ids)) {
+      const payload = JSON.stringify({ sessionId: change.sessionId, ids });
+      try {
+        const client = await this.options.pool.connect();
+        try {
+          await client.query('select pg_notify($1, $2)', [this.channel, payload]);
+        } finally {
+          client.release();
+        }
+      } catch (error) {
+        this.options.onError?.(new Error(`A schedule change could not be published (${reasonOf(error)}).`, { cause: error }));
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.relisten !== undefined) clearTimeout(this.relisten);
+    const stop = this.stopListening;
+    this.stopListening = undefined;
+    await stop?.().catch(() => undefined);
+  }
+
+  private receive(payload: string): void {
+    let change: FeedChange;
+    try {
+      const value = JSON.parse(payload) as { sessionId?: unknown; ids?: unknown };
+      if (typeof value.sessionId !== 'string' || !Array.isArray(value.ids) || !value.ids.every((id) => typeof id === 'string')) {
+        throw new Error('not a change');
+      }
+      change = { type: 'schedule/changed', sessionId: value.sessionId, ids: value.ids as string[] };
+    } catch (error) {
+      this.options.onError?.(
+        new Error(`A change notification could not be read: ${JSON.stringify(payload.slice(0, 200))}.`, { cause: error }),
+      );
+      return;
+    }
+    for (const listener of this.listeners) listener(change);
+  }
+
+  private lost(error: Error): void {
+    this.stopListening = undefined;
+    this.options.onError?.(error);
+    if (this.stopped) return;
+    this.relisten = setTimeout(() => {
+      if (!this.stopped) void this.start().catch((e: unknown) => this.lost(e instanceof Error ? e : new Error(String(e))));
+    }, this.options.relistenMs ?? 1000);
+  }
+}
+
+/** The ids in groups whose notification stays under the payload limit. */
+function chunks(sessionId: string, ids: readonly string[]): string[][] {
+  const out: string[][] = [];
+  const base = Buffer.byteLength(JSON.stringify({ sessionId, ids: [] }));
+  let current: string[] = [];
+  let bytes = base;
+  for (const id of ids) {
+    const size = Buffer.byteLength(JSON.stringify(id)) + 1;
+    if (current.length > 0 && bytes + size > PAYLOAD_BYTES) {
+      out.push(current);
+      current = [];
+      bytes = base;
+    }
+    current.push(id);
+    bytes += size;
+  }
+  if (current.length > 0 || out.length === 0) out.push(current);
+  return out;
+}
+
+export const changeFeed = (options: ChangeFeedOptions): ChangeFeed => new ChangeFeed(options);

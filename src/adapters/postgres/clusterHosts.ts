@@ -1,0 +1,86 @@
+// Cluster membership: the Hosts sharing one schema, kept in its `cluster_hosts` table. A Host's
+// heartbeat inserts or extends its row (`expires_at`, by the database's clock) and, in the same
+// statement, reads the live Hosts in the order they joined, so every Host counts and ranks them
+// alike. A Host whose row expired is not live; when it beats again it rejoins as a newcomer. Rows
+// expired for a day are swept by the next heartbeat of any Host.
+import type { SqlPool } from './driver.ts';
+import { quoteSchema } from './migrations.ts';
+import { SchemaQueries } from './schemaQueries.ts';
+import { checkHostId } from './shardLeases.ts';
+
+/** The live Hosts as one heartbeat saw them. */
+export interface ClusterView {
+  /** The live Hosts (this one included), oldest membership first, ties by id. */
+  readonly hosts: readonly string[];
+  /** This Host's place in `hosts` (0 for the oldest). */
+  readonly rank: number;
+  /** The database's clock when the heartbeat ran, in ms since the epoch. */
+  readonly databaseNowMs: number;
+}
+
+/** Options of {@link ClusterHosts}. */
+export interface ClusterHostsOptions {
+  /** The pool to run on; never ended here. */
+  readonly pool: SqlPool;
+  /** The schema holding the tables; migrated on first use. */
+  readonly schema: string;
+}
+
+/** The membership table of one schema. */
+export class ClusterHosts {
+  private readonly quoted: string;
+  private readonly queries: SchemaQueries;
+
+  constructor(options: ClusterHostsOptions) {
+    this.quoted = quoteSchema(options.schema);
+    this.queries = new SchemaQueries(options.pool, options.schema, 'The cluster membership could not open its schema');
+  }
+
+  /**
+   * Renews (or starts) `hostId`'s membership for `ttlMs` and answers the live Hosts.
+   *
+   * @throws ScheduleError `persistence_uncertain` when the database cannot be reached or did not answer.
+   */
+  async heartbeat(hostId: string, ttlMs: number): Promise<ClusterView> {
+    checkHostId(hostId);
+    const q = this.quoted;
+    const result = await this.queries.run(
+      'The cluster membership could not be renewed',
+      `with beat as (
+         insert into ${q}.cluster_hosts as h (host_id, started_at, expires_at)
+         values ($1, now(), now() + $2::bigint * interval '1 millisecond')
+         on conflict (host_id) do update
+           set started_at = case when h.expires_at <= now() then now() else h.started_at end,
+               expires_at = excluded.expires_at
+         returning h.host_id, h.started_at
+       ), swept as (
+         delete from ${q}.cluster_hosts where expires_at < now() - interval '1 day' and host_id <> $1
+       )
+       select host_id, floor(extract(epoch from now()) * 1000)::bigint::text as now_ms
+       from (
+         select host_id, started_at from beat
+         union all
+         select host_id, started_at from ${q}.cluster_hosts where expires_at > now() and host_id <> $1
+       ) as live
+       order by started_at, host_id`,
+      [hostId, ttlMs],
+    );
+    const hosts = result.rows.map((r) => String(r.host_id));
+    return { hosts, rank: hosts.indexOf(hostId), databaseNowMs: Number(result.rows[0]?.now_ms) };
+  }
+
+  /**
+   * Ends `hostId`'s membership; answers whether it had a row.
+   *
+   * @throws ScheduleError `persistence_uncertain` when the database cannot be reached or did not answer.
+   */
+  async leave(hostId: string): Promise<boolean> {
+    checkHostId(hostId);
+    const result = await this.queries.run(
+      'The cluster membership could not be ended',
+      `delete from ${this.quoted}.cluster_hosts where host_id = $1`,
+      [hostId],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+}

@@ -1,0 +1,405 @@
+// The shard keeper: one Host's share of the 256 shards, kept by a loop over the membership table
+// and the shard leases. Each step heartbeats the Host's membership and reads the live Hosts (by
+// the database's clock), renews the leases it holds (one that did not come back is lost),
+// acquires free or expired shards up to its share, and, when it holds more than its share while
+// other Hosts are live, hands the surplus back: the owner's `release(shard)` is awaited (so the
+// shard's work in flight finishes under the lease) before the lease row is freed. Steps run every
+// `leaseMs / 3`; while one is slow (a long release), the tick only renews. A lease is counted lost
+// `leaseMs` after the local instant its last renewal was sent — never later than the database can
+// let another Host take it — also when the database cannot be reached; the keeper keeps trying.
+import { SESSION_GROUPS } from '../../../machines/events.ts';
+import { ScheduleError } from '../../domain/errors.ts';
+import { ClusterHosts } from './clusterHosts.ts';
+import { reasonOf, type SqlPool } from './driver.ts';
+import { DEFAULT_SCHEMA } from './postgresStorage.ts';
+import { checkHostId, fairShare, MAX_LEASE_MS, type ShardLease, ShardLeases } from './shardLeases.ts';
+
+/** The default lease, in ms. */
+export const DEFAULT_LEASE_MS = 15_000;
+
+/** The time the keeper runs on: timers for its loop and a monotonic clock (default: the process's). */
+export interface KeeperTimers {
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  /** A monotonic clock in ms (default `performance.now()`); lease deadlines are measured on it. */
+  now?(): number;
+}
+
+/** Options of {@link shardKeeper}. */
+export interface ShardKeeperOptions {
+  /** The pool to run on; never ended here. */
+  readonly pool: SqlPool;
+  /** The schema holding the tables; default `agent_schedule`. Migrated on first use. */
+  readonly schema?: string;
+  /** This Host, unique among the running processes (a restarted process with the same id takes back what the old one still owned). */
+  readonly hostId: string;
+  /** How long a lease and a membership last without renewal, in ms (default 15000); steps run every third of it. */
+  readonly leaseMs?: number;
+  /** Timers and clock; default the process's. */
+  readonly timers?: KeeperTimers;
+  /** A shard is this Host's, at the lease's epoch: start its work (fenced at that epoch). */
+  readonly onAcquired: (lease: ShardLease) => void;
+  /** A shard's lease is lost (taken, expired or unconfirmed in time): stop its work at once; its commits are refused. */
+  readonly onLost: (shard: number) => void;
+  /** The keeper gives a shard back: finish its work in flight and stop it; the lease is freed once this settles. */
+  readonly release: (shard: number) => Promise<void>;
+  /** A failure the keeper survived (an unreachable database, a hook that threw). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** What one {@link ShardKeeper.step} did. */
+export interface StepReport {
+  /** Live Hosts the heartbeat saw (0 when it failed). */
+  readonly liveHosts: number;
+  /** The shards this Host should hold (0 when the heartbeat failed). */
+  readonly share: number;
+  readonly acquired: readonly number[];
+  readonly released: readonly number[];
+  readonly lost: readonly number[];
+  /** The failure that ended the step early, if one did. */
+  readonly error?: unknown;
+}
+
+/**
+ * The share of the Host ranked `rank` (0 = oldest membership) among `liveHosts`: the 256 shards
+ * split as evenly as they go, the oldest Hosts taking the remainder, so the shares add up to 256
+ * and none exceeds `fairShare(liveHosts)`.
+ *
+ * @throws ScheduleError `internal_error` when `liveHosts` is not a whole number ≥ 1.
+ */
+export function hostShare(rank: number, liveHosts: number): number {
+  const most = fairShare(liveHosts);
+  const remainder = SESSION_GROUPS % liveHosts;
+  return remainder === 0 || rank < remainder ? most : most - 1;
+}
+
+interface Held {
+  lease: ShardLease;
+  /** The local instant (on the keeper's clock) by which the lease may have expired. */
+  deadline: number;
+}
+
+interface Sinks {
+  readonly acquired: number[];
+  readonly lost: number[];
+}
+
+type Phase = 'idle' | 'running' | 'stopping';
+
+const ALL_SHARDS = Array.from({ length: SESSION_GROUPS }, (_, shard) => shard);
+
+const invalid = (message: string): ScheduleError => new ScheduleError('internal_error', message);
+
+/** One Host's keeper of its shard leases; see {@link shardKeeper}. */
+export class ShardKeeper {
+  readonly hostId: string;
+  readonly leaseMs: number;
+  private readonly leases: ShardLeases;
+  private readonly members: ClusterHosts;
+  private readonly timers: KeeperTimers;
+  private readonly now: () => number;
+  private readonly mine = new Map<number, Held>();
+  /** Shards whose release hook is running. */
+  private readonly releasing = new Set<number>();
+  /** Shards given back whose lease row is not yet known to be freed. */
+  private readonly unfreed = new Set<number>();
+  private lock: Promise<void> = Promise.resolve();
+  private phase: Phase = 'idle';
+  private stepping: Promise<StepReport> | undefined;
+  private renewing: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private tickHandle: unknown;
+  private watchHandle: unknown;
+
+  constructor(private readonly options: ShardKeeperOptions) {
+    if (options.pool === undefined) throw invalid('shardKeeper needs a pool.');
+    this.hostId = checkHostId(options.hostId);
+    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 3 || leaseMs > MAX_LEASE_MS) {
+      throw invalid(`A shard keeper's leaseMs is a whole number of ms from 3 to ${MAX_LEASE_MS}, not ${String(leaseMs)}.`);
+    }
+    for (const hook of ['onAcquired', 'onLost', 'release'] as const) {
+      if (typeof options[hook] !== 'function') throw invalid(`shardKeeper needs its ${hook} hook (a function).`);
+    }
+    this.leaseMs = leaseMs;
+    const schema = options.schema ?? DEFAULT_SCHEMA;
+    this.leases = new ShardLeases({ pool: options.pool, schema });
+    this.members = new ClusterHosts({ pool: options.pool, schema });
+    this.timers = options.timers ?? {
+      setTimeout: (run, ms) => setTimeout(run, ms),
+      clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    };
+    const now = this.timers.now;
+    this.now = now === undefined ? () => performance.now() : () => now.call(this.timers);
+  }
+
+  /** The leases this Host holds now, shard → epoch, by shard (what a fenced storage's `epochs()` answers). */
+  held(): Map<number, number> {
+    return new Map([...this.mine.keys()].sort((a, b) => a - b).map((shard) => [shard, this.mine.get(shard)?.lease.epoch ?? 0]));
+  }
+
+  /** The leases this Host holds now, by shard, with their expiry as the database last confirmed it. */
+  leasesHeld(): ShardLease[] {
+    return [...this.mine.values()].map((h) => h.lease).sort((a, b) => a.shard - b.shard);
+  }
+
+  /**
+   * One round: heartbeat, renew, acquire up to the share, give back the surplus (awaiting each
+   * release hook before freeing its lease). Never rejects: a failure ends the round early and is
+   * in the report (and passed to `onError`); leases whose deadline passed meanwhile are lost. A
+   * call while a step runs joins it.
+   */
+  step(): Promise<StepReport> {
+    this.stepping ??= this.runStep().finally(() => {
+      this.stepping = undefined;
+    });
+    return this.stepping;
+  }
+
+  /** Starts the loop: a step now (its report is the answer) and one every third of the lease. */
+  start(): Promise<StepReport> {
+    if (this.phase === 'stopping') return Promise.reject(invalid(`The shard keeper of host ${JSON.stringify(this.hostId)} is stopping.`));
+    if (this.phase === 'idle') {
+      this.phase = 'running';
+      this.schedule();
+    }
+    return this.step();
+  }
+
+  /**
+   * Stops the loop, awaits the release hook of every held shard (renewing meanwhile), frees every
+   * lease this Host owns and ends its membership.
+   *
+   * @throws ScheduleError `persistence_uncertain` when the leases or the membership could not be
+   *   freed (they expire on their own); the loop is stopped and nothing is held either way.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.runStop().finally(() => {
+      this.stopping = undefined;
+    });
+    return this.stopping;
+  }
+
+  private async runStop(): Promise<void> {
+    const wasIdle = this.phase === 'idle';
+    this.phase = 'stopping';
+    if (wasIdle) this.schedule();
+    this.watch();
+    try {
+      await this.stepping;
+      const shards = [...this.mine.keys()];
+      await this.hooks(shards);
+      await this.exclusive(async () => {
+        this.mine.clear();
+        this.unfreed.clear();
+        const failures: unknown[] = [];
+        await this.leases.release(this.hostId, ALL_SHARDS).catch((error: unknown) => failures.push(error));
+        await this.members.leave(this.hostId).catch((error: unknown) => failures.push(error));
+        if (failures.length > 0) throw failures[0];
+      });
+    } finally {
+      this.phase = 'idle';
+      this.clearTimer('tickHandle');
+      this.clearTimer('watchHandle');
+    }
+  }
+
+  private async runStep(): Promise<StepReport> {
+    const sinks: Sinks = { acquired: [], lost: [] };
+    let liveHosts = 0;
+    let share = 0;
+    let released: number[] = [];
+    let failure: { error: unknown } | undefined;
+    try {
+      this.expireOverdue(sinks);
+      const surplus = await this.exclusive(async () => {
+        await this.freeUnfreed();
+        const view = await this.members.heartbeat(this.hostId, this.leaseMs);
+        await this.renew(sinks, this.phase !== 'stopping');
+        liveHosts = view.hosts.length;
+        share = hostShare(view.rank < 0 ? liveHosts : view.rank, liveHosts);
+        const want = Math.min(share - this.mine.size, SESSION_GROUPS);
+        if (want > 0 && this.phase !== 'stopping') {
+          const sentAt = this.now();
+          for (const lease of await this.leases.acquire({ hostId: this.hostId, leaseMs: this.leaseMs, want })) {
+            this.take(lease, sentAt, sinks);
+          }
+        }
+        if (liveHosts < 2 || this.mine.size <= share) return [];
+        const givable = [...this.mine.keys()].filter((s) => !this.releasing.has(s)).sort((a, b) => b - a);
+        return givable.slice(0, this.mine.size - share).sort((a, b) => a - b);
+      });
+      if (surplus.length > 0) released = await this.giveBack(surplus);
+    } catch (error) {
+      failure = { error };
+      this.expireOverdue(sinks);
+      this.report(error);
+    }
+    this.watch();
+    return { liveHosts, share, acquired: sinks.acquired, released, lost: sinks.lost, ...failure };
+  }
+
+  /** Awaits the release hooks of `surplus` (renewing meanwhile), then frees the leases still held. */
+  private async giveBack(surplus: readonly number[]): Promise<number[]> {
+    await this.hooks(surplus);
+    return this.exclusive(async () => {
+      for (const shard of surplus) {
+        if (this.mine.delete(shard)) this.unfreed.add(shard);
+      }
+      return this.freeUnfreed();
+    });
+  }
+
+  private async hooks(shards: readonly number[]): Promise<void> {
+    for (const shard of shards) this.releasing.add(shard);
+    const outcomes = await Promise.allSettled(
+      shards.map(async (shard) => {
+        try {
+          await this.options.release(shard);
+        } catch (error) {
+          throw new ScheduleError(
+            'internal_error',
+            `The release hook of shard ${shard} failed (${reasonOf(error)}); its lease is freed anyway.`,
+            {
+              cause: error,
+            },
+          );
+        }
+      }),
+    );
+    for (const shard of shards) this.releasing.delete(shard);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') this.report(outcome.reason);
+  }
+
+  private async freeUnfreed(): Promise<number[]> {
+    if (this.unfreed.size === 0) return [];
+    const freed = await this.leases.release(this.hostId, [...this.unfreed]);
+    this.unfreed.clear();
+    return freed;
+  }
+
+  /**
+   * Renews every lease this Host owns. One it holds that did not come back is lost; one that came
+   * back unknown (held before a restart, or counted lost while unconfirmed) is taken when `adopt`.
+   */
+  private async renew(sinks: Sinks, adopt: boolean): Promise<void> {
+    const sentAt = this.now();
+    const renewed = await this.leases.renew(this.hostId, this.leaseMs);
+    const back = new Set<number>();
+    for (const lease of renewed) {
+      if (this.unfreed.has(lease.shard)) continue;
+      back.add(lease.shard);
+      const held = this.mine.get(lease.shard);
+      if (held !== undefined && held.lease.epoch === lease.epoch) {
+        held.lease = lease;
+        held.deadline = sentAt + this.leaseMs;
+      } else if (held !== undefined || adopt) {
+        this.take(lease, sentAt, sinks);
+      }
+    }
+    for (const shard of [...this.mine.keys()]) if (!back.has(shard)) this.lose(shard, sinks);
+  }
+
+  private take(lease: ShardLease, sentAt: number, sinks: Sinks): void {
+    if (this.mine.has(lease.shard)) this.lose(lease.shard, sinks);
+    this.mine.set(lease.shard, { lease, deadline: sentAt + this.leaseMs });
+    sinks.acquired.push(lease.shard);
+    this.notify(() => this.options.onAcquired(lease));
+  }
+
+  private lose(shard: number, sinks: Sinks): void {
+    this.mine.delete(shard);
+    sinks.lost.push(shard);
+    this.notify(() => this.options.onLost(shard));
+  }
+
+  private expireOverdue(sinks: Sinks): void {
+    const now = this.now();
+    for (const [shard, held] of [...this.mine]) if (now >= held.deadline) this.lose(shard, sinks);
+  }
+
+  private notify(hook: () => unknown): void {
+    try {
+      const answer = hook();
+      if (answer instanceof Promise) answer.catch((error: unknown) => this.report(error));
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  private report(error: unknown): void {
+    try {
+      this.options.onError?.(error);
+    } catch {
+      // A failing error listener must not stop the keeper.
+    }
+  }
+
+  /** One tick of the loop: a step, or (while a step or a stop is still running) a renewal only. */
+  private tick(): void {
+    this.tickHandle = undefined;
+    if (this.phase === 'idle') return;
+    this.schedule();
+    if (this.phase === 'running' && this.stepping === undefined) {
+      void this.step();
+      return;
+    }
+    this.renewing ??= this.exclusive(async () => {
+      const sinks: Sinks = { acquired: [], lost: [] };
+      try {
+        await this.members.heartbeat(this.hostId, this.leaseMs);
+        await this.renew(sinks, this.phase === 'running');
+      } catch (error) {
+        this.expireOverdue(sinks);
+        this.report(error);
+      }
+      this.watch();
+    }).finally(() => {
+      this.renewing = undefined;
+    });
+  }
+
+  private schedule(): void {
+    this.clearTimer('tickHandle');
+    this.tickHandle = this.timers.setTimeout(() => this.tick(), Math.max(1, Math.floor(this.leaseMs / 3)));
+  }
+
+  /** While the loop runs, a timer at the earliest lease deadline reports the overdue leases lost. */
+  private watch(): void {
+    this.clearTimer('watchHandle');
+    if (this.phase === 'idle' || this.mine.size === 0) return;
+    const first = Math.min(...[...this.mine.values()].map((h) => h.deadline));
+    this.watchHandle = this.timers.setTimeout(
+      () => {
+        this.watchHandle = undefined;
+        this.expireOverdue({ acquired: [], lost: [] });
+        this.watch();
+      },
+      Math.max(0, Math.ceil(first - this.now())),
+    );
+  }
+
+  private clearTimer(which: 'tickHandle' | 'watchHandle'): void {
+    if (this[which] === undefined) return;
+    this.timers.clearTimeout(this[which]);
+    this[which] = undefined;
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.lock.then(work);
+    this.lock = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+/**
+ * Keeps this Host's fair share of the shards of a PostgreSQL schema:
+ * `shardKeeper({ pool, hostId, onAcquired, onLost, release })`, then `start()` and, on shutdown,
+ * `stop()`. `held()` is the shard → epoch map a fenced storage checks its commits against.
+ *
+ * @throws ScheduleError `internal_error` for a missing pool or hook, a bad host id or lease.
+ */
+export const shardKeeper = (options: ShardKeeperOptions): ShardKeeper => new ShardKeeper(options);

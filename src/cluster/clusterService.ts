@@ -1,0 +1,191 @@
+// Many Hosts on one PostgreSQL schema: `createClusterService` runs this Host's part. A shard keeper
+// holds this Host's fair share of the 256 shards (leases renewed every third of `leaseMs`); each
+// shard held runs its own schedule service over a storage that reads only that shard and fences
+// every commit with the shard's lease; the call router hands each call for a Session of another
+// Host's shard to that Host through the database, and runs here the calls other Hosts hand over;
+// the change feed publishes every committed change to the subscribers of every Host. A tool or
+// remote call may arrive at any Host and gets the answer the shard's owner gives.
+
+import { callRouter, type JsonValue, type NotificationListener, poolListener } from '../adapters/postgres/callRouter.ts';
+import { changeFeed } from '../adapters/postgres/changeFeed.ts';
+import type { SqlPool } from '../adapters/postgres/driver.ts';
+import { DEFAULT_SCHEMA, postgresStorage } from '../adapters/postgres/postgresStorage.ts';
+import { shardOf } from '../adapters/postgres/rowColumns.ts';
+import type { KeeperTimers, StepReport } from '../adapters/postgres/shardKeeper.ts';
+import { shardKeeper } from '../adapters/postgres/shardKeeper.ts';
+import { isScheduleError } from '../domain/errors.ts';
+import type { Clock, Logger, SessionController } from '../ports.ts';
+import type { ArchiveActivity } from '../remote/types.ts';
+import type { ScheduleConfig } from '../runtime/config.ts';
+import { consoleLogger } from '../runtime/supervisorInput.ts';
+import { createScheduleService, type ScheduleChange, type ScheduleService } from '../service.ts';
+import type { ToolResult } from '../tools/results.ts';
+import type { RoutedAnswer, RoutedCall } from './routedCall.ts';
+import { ShardHost } from './shardHost.ts';
+
+/** Options of {@link createClusterService}. */
+export interface ClusterServiceOptions {
+  /** The pool every Host's schedule shares (a `pg.Pool`, `createPgPool`'s, or anything with the same `connect()`); never ended here. */
+  readonly pool: SqlPool;
+  /** The schema holding the tables; default `agent_schedule`. */
+  readonly schema?: string;
+  /** This Host, unique among the running processes. */
+  readonly hostId: string;
+  /** How long a lease lasts without renewal, in ms (default 15000). */
+  readonly leaseMs?: number;
+  readonly sessions: SessionController;
+  readonly clock?: Clock;
+  readonly config?: ScheduleConfig;
+  readonly logger?: Logger;
+  /** The keeper's timers (default the process's). */
+  readonly timers?: KeeperTimers;
+  /** How routed calls travel: the caller's wait (default 10 s), the polling interval (default 1 s), how notifications arrive. */
+  readonly routing?: { readonly timeoutMs?: number; readonly pollMs?: number; readonly listen?: NotificationListener };
+  /** False: the keeper's loop is not started and the Host runs each `step()` itself (a test's pace). Default true. */
+  readonly autoStart?: boolean;
+}
+
+/** The remote methods a cluster Host answers for any Session. */
+export type ClusterRemoteMethod = 'get' | 'list' | 'history' | 'update' | 'delete' | 'pause' | 'resume' | 'trigger';
+
+/** The calls of one Host in a cluster: those of `ScheduleService` that name a Session, answered as one Host would. */
+export interface ClusterService {
+  readonly hostId: string;
+  callTool<N extends string>(sessionId: string, name: N, args: unknown): Promise<ToolResult<N>>;
+  /** The remote methods that name one Session, as `ScheduleService` has them. */
+  readonly remote: Pick<ScheduleService['remote'], ClusterRemoteMethod>;
+  readonly archive: ScheduleService['archive'];
+  /** `schedule/changed` for every committed change, made at any Host of the cluster. */
+  subscribe(listener: (change: ScheduleChange) => void): () => void;
+  /** The shards this Host holds, with their epochs. */
+  held(): ReadonlyMap<number, number>;
+  /** One step of the lease keeper (heartbeat, renew, acquire, rebalance); run on a timer unless `autoStart` is false. */
+  step(): Promise<StepReport>;
+  /** Every shard service of this Host is idle. */
+  whenIdle(): Promise<void>;
+  /** Hands every shard back (each after its delivery in flight), stops routing and leaves the cluster. */
+  close(): Promise<void>;
+}
+
+/** The Session a request names, read before it is routed (a request without one is refused where it runs). */
+const sessionIn = (request: unknown): string => {
+  const sessionId = (request as { sessionId?: unknown } | null)?.sessionId;
+  return typeof sessionId === 'string' ? sessionId : '';
+};
+
+/**
+ * Joins the cluster on `pool`'s schema as `hostId`: takes this Host's share of the shards and
+ * answers calls for any Session.
+ */
+export async function createClusterService(options: ClusterServiceOptions): Promise<ClusterService> {
+  const { pool, schema, hostId, sessions, logger = consoleLogger } = options;
+  const host: ShardHost = new ShardHost({
+    shardOf,
+    logger,
+    openShard: (shard) =>
+      createScheduleService({
+        sessions,
+        logger,
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+        ...(options.config === undefined ? {} : { config: options.config }),
+        storage: postgresStorage({
+          pool,
+          ...(schema === undefined ? {} : { schema }),
+          shards: [shard],
+          fence: { hostId, epochs: () => host.held() },
+        }),
+      }).then((service) => {
+        service.subscribe((change) => void feed.publish(change));
+        return service;
+      }),
+    route: async (call) => (await router.route(call.sessionId, call as unknown as JsonValue)) as RoutedAnswer,
+  });
+  const routing = options.routing ?? {};
+  const feed = changeFeed({
+    pool,
+    schema: schema ?? DEFAULT_SCHEMA,
+    listen: routing.listen ?? poolListener(pool),
+    onError: (error) => logger.warn('A schedule change notification failed.', { cause: error }),
+  });
+  const router = callRouter({
+    pool,
+    hostId,
+    owns: (shard) => host.epochOf(shard),
+    execute: (request) => host.execute(request.request as unknown as RoutedCall),
+    onError: (error) => logger.warn('A routed call could not be handled; it is tried again.', { cause: error }),
+    ...(schema === undefined ? {} : { schema }),
+    ...(routing.timeoutMs === undefined ? {} : { timeoutMs: routing.timeoutMs }),
+    ...(routing.pollMs === undefined ? {} : { pollMs: routing.pollMs }),
+    ...(routing.listen === undefined ? {} : { listen: routing.listen }),
+  });
+  const keeper = shardKeeper({
+    pool,
+    hostId,
+    ...(schema === undefined ? {} : { schema }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.timers === undefined ? {} : { timers: options.timers }),
+    onAcquired: (lease) => {
+      host.acquired(lease.shard, lease.epoch);
+      // Calls routed while the shard had no owner wait for this one.
+      void router.claimPending().catch((error: unknown) => logger.warn('Pending routed calls could not be claimed.', { cause: error }));
+    },
+    onLost: (shard) => {
+      logger.warn('A shard lease was lost; its work stops here.', { shard });
+      void host.lost(shard);
+    },
+    release: (shard) => host.release(shard),
+    onError: (error) => logger.warn('The shard keeper could not reach the database; it keeps trying.', { cause: error }),
+  });
+  await feed.start();
+  await router.start();
+  if (options.autoStart !== false) await keeper.start();
+
+  /** A failure to route a call, as a tool or remote call answers it (a value, not a rejection). */
+  const answer = async <T>(call: RoutedCall): Promise<T> => {
+    try {
+      return (await host.dispatch(call)) as T;
+    } catch (error) {
+      if (isScheduleError(error) && error.code !== 'internal_error') return error.toFailure() as T;
+      throw error;
+    }
+  };
+  const remoteCall =
+    (kind: ClusterRemoteMethod) =>
+    <T>(request: unknown): Promise<T> =>
+      answer<T>({ kind: `remote.${kind}`, sessionId: sessionIn(request), request } as RoutedCall);
+
+  let closing: Promise<void> | undefined;
+  return {
+    hostId,
+    callTool: (sessionId, name, args) => answer({ kind: 'tool', sessionId, name, args }),
+    remote: {
+      get: remoteCall('get'),
+      list: remoteCall('list'),
+      history: remoteCall('history'),
+      update: remoteCall('update'),
+      delete: remoteCall('delete'),
+      pause: remoteCall('pause'),
+      resume: remoteCall('resume'),
+      trigger: remoteCall('trigger'),
+    },
+    archive: {
+      sessionActivity: async (sessionId) => (await host.dispatch({ kind: 'archive.activity', sessionId })) as ArchiveActivity[],
+      sessionStop: async (sessionId) => {
+        await host.dispatch({ kind: 'archive.stop', sessionId });
+      },
+    },
+    subscribe: (listener) => feed.subscribe(listener),
+    held: () => host.held(),
+    step: () => keeper.step(),
+    whenIdle: () => host.whenIdle(),
+    close: () => {
+      closing ??= (async () => {
+        await keeper.stop();
+        await host.close();
+        await router.stop();
+        await feed.stop();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// What one Host runs when many share a database: a schedule service for each shard it holds (its
+// Sessions' task actors, its timer, its deliveries, over a storage that reads only that shard and
+// fences every commit with the shard's lease), and the dispatch of every call that names a
+// Session — run here when this Host holds the Session's shard, handed to the owner otherwise.
+// The lease keeper tells it which shards it gained and lost; the router carries calls to other
+// Hosts and brings theirs here. A shard's service opens when its lease is gained and closes when
+// it is released (after the delivery in flight) or lost (its commits are refused from then on).
+import { ScheduleError } from '../domain/errors.ts';
+import type { Logger } from '../ports.ts';
+import type { ScheduleService } from '../service.ts';
+import { answerOf, type RoutedAnswer, type RoutedCall, runRouted, settle } from './routedCall.ts';
+
+/** What a shard host needs: how to open a shard's service, how to reach the other Hosts, which shard a Session is in. */
+export interface ShardHostOptions {
+  /** Opens the service of a shard this Host now holds at `epoch`. */
+  openShard(shard: number, epoch: number): Promise<ScheduleService>;
+  /** Hands a call to the Host that holds its Session's shard, and resolves to its answer. */
+  route(call: RoutedCall): Promise<RoutedAnswer>;
+  /** The shard (0–255) a Session belongs to. */
+  shardOf(sessionId: string): number;
+  readonly logger?: Logger;
+}
+
+interface HeldShard {
+  readonly epoch: number;
+  /** The shard's service once open (rejects when it could not be opened). */
+  readonly service: Promise<ScheduleService>;
+}
+
+export class ShardHost {
+  private readonly shards = new Map<number, HeldShard>();
+  private closed = false;
+
+  constructor(private readonly options: ShardHostOptions) {}
+
+  /** The shards held, with their epochs. */
+  held(): ReadonlyMap<number, number> {
+    return new Map([...this.shards].map(([shard, held]) => [shard, held.epoch]));
+  }
+
+  /** The epoch this Host holds `shard` at, if it holds it (what a fenced commit checks). */
+  epochOf(shard: number): number | undefined {
+    return this.shards.get(shard)?.epoch;
+  }
+
+  /** The lease of `shard` was gained: its service opens, restoring the shard's tasks. */
+  acquired(shard: number, epoch: number): void {
+    if (this.closed) return;
+    const service = this.options.openShard(shard, epoch);
+    service.catch((error: unknown) => {
+      this.options.logger?.error('A shard could not be opened; its calls are refused until its lease moves.', { shard, cause: error });
+    });
+    this.shards.set(shard, { epoch, service });
+  }
+
+  /** The shard is handed to another Host: its service closes once its delivery in flight is recorded. */
+  async release(shard: number): Promise<void> {
+    const held = this.shards.get(shard);
+    if (held === undefined) return;
+    // New calls go to the shard's next owner from now on; those already sent finish here.
+    this.shards.delete(shard);
+    try {
+      const service = await held.service;
+      await service.close();
+    } catch (error) {
+      this.options.logger?.warn('A released shard did not close cleanly.', { shard, cause: error });
+    }
+  }
+
+  /** The lease of `shard` was lost: nothing more is committed there; its service stops. */
+  lost(shard: number): Promise<void> {
+    return this.release(shard);
+  }
+
+  /** Runs a call that names a Session: here when this Host holds its shard, else at the Host that does. */
+  async dispatch(call: RoutedCall): Promise<unknown> {
+    if (this.closed) throw new ScheduleError('internal_error', 'The schedule cluster host is closed.');
+    const shard = this.options.shardOf(call.sessionId);
+    const held = this.shards.get(shard);
+    if (held === undefined) return settle(await this.options.route(call));
+    const answer = await this.runHeld(held, call);
+    // Refused by a service that closed as its shard moved: the call did not run; its new owner runs it.
+    if ('error' in answer && answer.error.code === 'internal_error' && this.shards.get(shard) !== held && !this.closed) {
+      return this.dispatch(call);
+    }
+    return settle(answer);
+  }
+
+  /**
+   * Runs a call another Host handed here. When the shard is no longer here the call did not run,
+   * and the answer says so; the caller may try again.
+   */
+  async execute(call: RoutedCall): Promise<RoutedAnswer> {
+    const held = this.shards.get(this.options.shardOf(call.sessionId));
+    if (held === undefined) return notHeld(call);
+    return this.runHeld(held, call);
+  }
+
+  private async runHeld(held: HeldShard, call: RoutedCall): Promise<RoutedAnswer> {
+    return answerOf(async () => runRouted(await held.service, call));
+  }
+
+  /** Releases every shard (each after its delivery in flight); calls are refused from then on. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.shards.keys()].map((shard) => this.release(shard)));
+  }
+
+  /** Every held shard's service is idle. */
+  async whenIdle(): Promise<void> {
+    for (const held of this.shards.values()) {
+      const service = await held.service.catch(() => undefined);
+      await service?.whenIdle();
+    }
+  }
+}
+
+const notHeld = (call: RoutedCall): RoutedAnswer => ({
+  error: {
+    code: 'persistence_uncertain',
+    message: `The Host this call reached no longer holds the shard of Session ${JSON.stringify(call.sessionId)}; the call did not run here.`,
+  },
+});

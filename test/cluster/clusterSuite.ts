@@ -1,0 +1,150 @@
+// Two Hosts on one PostgreSQL schema, each stepping its lease keeper at the test's pace:
+// they settle at 128 shards each; a tool call made at either Host for a Session of the other's
+// shard gets the owner's answer, and the task's row is in the database once, under the owner's
+// epoch; the owner delivers the reminder when it falls due. When one Host closes (its shards
+// handed back after their work in flight), the other takes every shard over at a higher epoch,
+// restores the tasks there and answers for every Session itself. A change made at one Host
+// reaches the subscribers of both. A Host whose lease another took commits nothing there.
+
+import type { NotificationListener } from '../../src/adapters/postgres/callRouter.ts';
+import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+import { type ClusterService, createClusterService } from '../../src/cluster/clusterService.ts';
+import { createFakeSessions, createManualClock } from '../../src/testing.ts';
+import { randomSchema, run } from '../storage/postgresHarness.ts';
+
+const T0 = '2030-01-01T08:00:00.000Z';
+const quiet = { warn() {}, error() {} };
+
+/** Where the Hosts meet: a pool, the schemas dropped after each test, how notifications arrive (default: a connection of the pool). */
+export interface ClusterBackend {
+  readonly pool: SqlPool;
+  readonly schemas: string[];
+  readonly listen?: NotificationListener;
+}
+
+let backend: ClusterBackend;
+
+const hosts: ClusterService[] = [];
+
+function cluster() {
+  const schema = randomSchema();
+  backend.schemas.push(schema);
+  const clock = createManualClock(T0);
+  const sessions = createFakeSessions();
+  const join = async (hostId: string): Promise<ClusterService> => {
+    const host = await createClusterService({
+      pool: backend.pool,
+      schema,
+      hostId,
+      sessions,
+      clock,
+      logger: quiet,
+      autoStart: false,
+      routing: { timeoutMs: 5_000, pollMs: 25, ...(backend.listen === undefined ? {} : { listen: backend.listen }) },
+    });
+    hosts.push(host);
+    return host;
+  };
+  return { schema, clock, sessions, join };
+}
+
+/** Hosts A and B joined and stepped until their shares settled. */
+async function settledPair(c: ReturnType<typeof cluster>): Promise<[ClusterService, ClusterService]> {
+  const a = await c.join('host-a');
+  const b = await c.join('host-b');
+  for (let round = 0; round < 3; round++) {
+    await a.step();
+    await b.step();
+  }
+  return [a, b];
+}
+
+/** A Session id in a shard `owner` holds. */
+function sessionHeldBy(owner: ClusterService): string {
+  for (let i = 0; ; i++) if (owner.held().has(shardOf(`user-${i}`))) return `user-${i}`;
+}
+
+const create = { title: 'Stand-up', prompt: 'join the stand-up call', after_seconds: 60 };
+
+export function describeCluster(name: string, backendOf: () => ClusterBackend): void {
+  describe(`createClusterService on ${name}`, () => {
+    beforeEach(() => {
+      backend = backendOf();
+    });
+    afterEach(async () => {
+      for (const h of hosts.splice(0)) await h.close();
+    });
+
+    test('two Hosts split the shards and answer calls for any Session as its owner would', async () => {
+      const c = cluster();
+      const [a, b] = await settledPair(c);
+      expect([a.held().size, b.held().size]).toEqual([128, 128]);
+      const atB = sessionHeldBy(b);
+      const created = await a.callTool(atB, 'schedule_create', create);
+      if ('code' in created) throw new Error(created.message);
+      expect(await b.callTool(atB, 'schedule_list', {})).toMatchObject([{ id: created.id, title: 'Stand-up' }]);
+      expect(await a.remote.list({ sessionId: atB })).toMatchObject([{ id: created.id }]);
+      const refused = await a.callTool(atB, 'schedule_create', { ...create, prompt: ' ' });
+      expect(refused).toMatchObject({ code: 'invalid_prompt' });
+      const stored = await run(backend.pool, `select id, shard from ${c.schema}.tasks`);
+      expect(stored.rows).toEqual([{ id: created.id, shard: shardOf(atB) }]);
+      await c.clock.advance(60_000);
+      await b.whenIdle();
+      expect(c.sessions.messages(atB).map((m) => m.text)).toEqual([expect.stringContaining('join the stand-up call')]);
+    });
+
+    test('a Host that leaves hands its shards over; the other restores their tasks and answers alone', async () => {
+      const c = cluster();
+      const [a, b] = await settledPair(c);
+      const atB = sessionHeldBy(b);
+      const created = await a.callTool(atB, 'schedule_create', { ...create, after_seconds: 3600 });
+      if ('code' in created) throw new Error(created.message);
+      const epochBefore = b.held().get(shardOf(atB)) ?? 0;
+      await b.close();
+      hosts.splice(hosts.indexOf(b), 1);
+      await a.step();
+      expect(a.held().size).toBe(256);
+      expect(a.held().get(shardOf(atB))).toBeGreaterThan(epochBefore);
+      expect(await a.callTool(atB, 'schedule_list', {})).toMatchObject([{ id: created.id }]);
+      await c.clock.advance(3_600_000);
+      await a.whenIdle();
+      expect(c.sessions.messages(atB)).toHaveLength(1);
+    });
+
+    test('a change made at one Host reaches the subscribers of every Host, once each', async () => {
+      const c = cluster();
+      const [a, b] = await settledPair(c);
+      const seen: string[] = [];
+      a.subscribe((change) => seen.push(`A ${change.sessionId} ${change.ids.join(',')}`));
+      b.subscribe((change) => seen.push(`B ${change.sessionId} ${change.ids.join(',')}`));
+      const atB = sessionHeldBy(b);
+      const created = await a.callTool(atB, 'schedule_create', create);
+      if ('code' in created) throw new Error(created.message);
+      for (let turn = 0; seen.length < 2 && turn < 200; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+      // Time for a second notification of the same change, were one sent.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen.sort()).toEqual([`A ${atB} ${created.id}`, `B ${atB} ${created.id}`]);
+    });
+
+    test('a Host whose lease was taken commits nothing there: the call answers persistence_uncertain', async () => {
+      const c = cluster();
+      const a = await c.join('host-a');
+      await a.step();
+      expect(a.held().size).toBe(256);
+      const session = 'user-fenced';
+      const shard = shardOf(session);
+      // Another Host takes the shard over behind host A's back (as after A was paused past its lease).
+      await run(
+        backend.pool,
+        `update ${c.schema}.shard_leases set owner = 'host-z', epoch = epoch + 1, expires_at = now() + interval '1 hour' where shard = $1`,
+        [shard],
+      );
+      expect(await a.callTool(session, 'schedule_create', create)).toMatchObject({ code: 'persistence_uncertain' });
+      expect((await run(backend.pool, `select count(*)::int as n from ${c.schema}.tasks`)).rows).toEqual([{ n: 0 }]);
+      // The keeper's next step notices the loss and stops the shard's work here.
+      await a.step();
+      expect(a.held().has(shard)).toBe(false);
+    });
+  });
+}
