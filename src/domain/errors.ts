@@ -130,7 +130,8 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
     meaning:
       'Several Hosts share the schedule and the call named a Session whose shard another Host holds, but no Host took the call before its deadline (or it could not be handed over): it was withdrawn, and nothing ran.',
     answeredBy: ['createClusterService'],
-    nextStep: 'Send it again shortly; if it keeps happening, check that the Hosts are running and hold the shards (the cluster_hosts and shard_leases tables).',
+    nextStep:
+      'Send it again shortly; if it keeps happening, check that the Hosts are running and hold the shards (the cluster_hosts and shard_leases tables).',
   },
   corrupt_schedule_log: {
     meaning:

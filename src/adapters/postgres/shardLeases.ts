@@ -105,7 +105,7 @@ export class ShardLeases {
   private readonly quoted: string;
   private readonly queries: SchemaQueries;
 
-  constructor(private readonly options: ShardLeasesOptions) {
+  constructor(options: ShardLeasesOptions) {
     if (options.pool === undefined) throw invalid('shardLeases needs a pool.');
     this.schema = options.schema ?? DEFAULT_SCHEMA;
     this.quoted = quoteSchema(this.schema);
