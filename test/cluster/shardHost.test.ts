@@ -48,6 +48,14 @@ function cluster() {
   return { clock, sessions, domains, host, routed, hosts };
 }
 
+/** A one-shot reminder in a minute, created through `host` in Session `b-session` (shard 1). */
+const createAt = (host: ShardHost, title: string, prompt: string): Promise<unknown> =>
+  host.dispatch({ kind: 'tool', sessionId: 'b-session', name: 'schedule_create', args: { title, prompt, after_seconds: 60 } });
+
+/** `host`'s answer (or rejection) to a Session id too long to accept. */
+const tooLongSession = (host: ShardHost): Promise<unknown> =>
+  host.dispatch({ kind: 'tool', sessionId: `b${'x'.repeat(5000)}`, name: 'schedule_list', args: {} }).catch((e: unknown) => e);
+
 const hosts: ShardHost[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close();
@@ -60,12 +68,7 @@ test("a call made at any Host gets the owner's answer; refusals and rejections t
   hosts.push(a, b);
   a.acquired(0, 1);
   b.acquired(1, 1);
-  const created = await a.dispatch({
-    kind: 'tool',
-    sessionId: 'b-session',
-    name: 'schedule_create',
-    args: { title: 'Stand-up', prompt: 'join the stand-up', after_seconds: 60 },
-  });
+  const created = await createAt(a, 'Stand-up', 'join the stand-up');
   expect(created).toMatchObject({ id: 'sch_1', title: 'Stand-up' });
   expect(c.routed.map((r) => `${r.from} ${r.call.kind} ${r.call.sessionId}`)).toEqual(['A tool b-session']);
   // Stored in shard 1's domain, which host B holds.
@@ -75,12 +78,8 @@ test("a call made at any Host gets the owner's answer; refusals and rejections t
   const refused = await a.dispatch({ kind: 'tool', sessionId: 'b-session', name: 'schedule_create', args: { title: 'x', prompt: '' } });
   expect(refused).toMatchObject({ code: 'invalid_prompt' });
   // A malformed Session id rejects at the owner; the caller sees the same rejection.
-  const direct = await b
-    .dispatch({ kind: 'tool', sessionId: `b${'x'.repeat(5000)}`, name: 'schedule_list', args: {} })
-    .catch((e: unknown) => e);
-  const routed = await a
-    .dispatch({ kind: 'tool', sessionId: `b${'x'.repeat(5000)}`, name: 'schedule_list', args: {} })
-    .catch((e: unknown) => e);
+  const direct = await tooLongSession(b);
+  const routed = await tooLongSession(a);
   expect(direct).toBeInstanceOf(ScheduleError);
   expect(routed).toBeInstanceOf(ScheduleError);
   expect((routed as ScheduleError).code).toBe((direct as ScheduleError).code);
@@ -94,12 +93,7 @@ test('a handed-over shard restores at its new owner, which delivers its reminder
   hosts.push(a, b);
   a.acquired(0, 1);
   a.acquired(1, 1);
-  await a.dispatch({
-    kind: 'tool',
-    sessionId: 'b-session',
-    name: 'schedule_create',
-    args: { title: 'Tea', prompt: 'make the tea', after_seconds: 60 },
-  });
+  await createAt(a, 'Tea', 'make the tea');
   expect(c.routed).toHaveLength(0);
   await a.release(1);
   expect([...a.held().keys()]).toEqual([0]);
@@ -120,12 +114,7 @@ test('a call made while its shard is handed over runs at the new owner', async (
   hosts.push(a, b);
   a.acquired(1, 1);
   const releasing = a.release(1);
-  const created = a.dispatch({
-    kind: 'tool',
-    sessionId: 'b-session',
-    name: 'schedule_create',
-    args: { title: 'Post', prompt: 'fetch the post', after_seconds: 60 },
-  });
+  const created = createAt(a, 'Post', 'fetch the post');
   await releasing;
   b.acquired(1, 2);
   expect(await created).toMatchObject({ id: 'sch_1', title: 'Post' });
