@@ -266,6 +266,21 @@ export function describeShardLeases(name: string, backend: () => LeaseBackend): 
       await fencedB.open();
       await fencedB.commit({ puts: [moved(on(0, 1))], deletes: [] });
       await fencedB.close();
+      // Each row names the Host and the lease epoch its latest commit was fenced at; unfenced commits name none.
+      const writers = await run(
+        backend().admin,
+        `select id, committed_by, committed_epoch::int as epoch from "${schema}".tasks order by id`,
+      );
+      expect(writers.rows).toEqual([
+        { id: 'sch_1', committed_by: 'b', epoch: 2 },
+        { id: 'sch_3', committed_by: 'a', epoch: 1 },
+      ]);
+      const unfenced = postgresStorage({ pool: backend().pool, schema });
+      await unfenced.open();
+      await unfenced.commit({ puts: [on(1, 3)], deletes: [] });
+      await unfenced.close();
+      const after = await run(backend().admin, `select committed_by, committed_epoch from "${schema}".tasks where id = 'sch_3'`);
+      expect(after.rows).toEqual([{ committed_by: null, committed_epoch: null }]);
     });
 
     it('a commit touching two shards, one of whose leases is lost, writes nothing at all', async () => {

@@ -35,12 +35,18 @@ const quote = (value: unknown): string => JSON.stringify(String(value));
 
 /**
  * Locks the lease rows of `shards` (`FOR SHARE`, in order) and checks each against the fence.
- * Call inside the commit's transaction, before any write.
+ * Call inside the commit's transaction, before any write. Answers the epochs it checked (the
+ * rows written record them).
  *
  * @throws LeaseLostError naming the first shard whose lease this Host does not hold at its epoch.
  */
-export async function checkFence(client: SqlClient, quotedSchema: string, fence: LeaseFence, shards: readonly number[]): Promise<void> {
-  if (shards.length === 0) return;
+export async function checkFence(
+  client: SqlClient,
+  quotedSchema: string,
+  fence: LeaseFence,
+  shards: readonly number[],
+): Promise<ReadonlyMap<number, number>> {
+  if (shards.length === 0) return new Map();
   let epochs: ReadonlyMap<number, number>;
   try {
     epochs = fence.epochs();
@@ -76,4 +82,5 @@ export async function checkFence(client: SqlClient, quotedSchema: string, fence:
     if (current !== epoch) throw new LeaseLostError(shard, epoch, `${lost}: the shard is at epoch ${current} now`);
     if (row.live !== true) throw new LeaseLostError(shard, epoch, `${lost}: it expired (by the database's clock) and was not renewed`);
   }
+  return epochs;
 }

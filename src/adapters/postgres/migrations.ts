@@ -113,6 +113,13 @@ create index routed_calls_claimed on {schema}.routed_calls (shard) where status 
 create index routed_calls_deadline on {schema}.routed_calls (deadline);
 `,
   },
+  {
+    version: 6,
+    name: 'tasks_committed_by',
+    sql: `
+alter table {schema}.tasks add column committed_by text, add column committed_epoch bigint;
+`,
+  },
 ];
 
 /** The newest schema version this code reads and writes. */

@@ -273,11 +273,13 @@ export class PostgresStorage implements ScheduleStorage {
   private async writeStatements(client: SqlClient, batch: PreparedBatch): Promise<void> {
     const q = this.quoted;
     const columns = batch.puts.map(encodeStoredRow);
+    // A fenced commit records, in each row it writes, the Host and the lease epoch it wrote under.
+    let writer: { readonly hostId: string; readonly epochs: ReadonlyMap<number, number> } | undefined;
     if (this.options.fence === undefined) {
       if (batch.deletes.length > 0) await client.query(`delete from ${q}.tasks where id = any($1::text[])`, [batch.deletes]);
     } else {
       const shards = await this.touchedShards(client, batch, columns);
-      await checkFence(client, q, this.options.fence, shards);
+      writer = { hostId: this.options.fence.hostId, epochs: await checkFence(client, q, this.options.fence, shards) };
       // Only rows of the checked shards are deleted (a row stored since the lookup is not this batch's to remove).
       if (batch.deletes.length > 0) {
         await client.query(`delete from ${q}.tasks where id = any($1::text[]) and shard = any($2::smallint[])`, [batch.deletes, shards]);
@@ -285,13 +287,13 @@ export class PostgresStorage implements ScheduleStorage {
     }
     if (columns.length > 0) {
       const result = await client.query(
-        `insert into ${q}.tasks as t (id, session_id, shard, status, next_target, row)
-         select id, session_id, shard, status, next_target, row
-         from unnest($1::text[], $2::text[], $3::smallint[], $4::text[], $5::timestamptz[], $6::json[])
-           with ordinality as u(id, session_id, shard, status, next_target, row, ord)
+        `insert into ${q}.tasks as t (id, session_id, shard, status, next_target, row, committed_by, committed_epoch)
+         select id, session_id, shard, status, next_target, row, $7, committed_epoch
+         from unnest($1::text[], $2::text[], $3::smallint[], $4::text[], $5::timestamptz[], $6::json[], $8::bigint[])
+           with ordinality as u(id, session_id, shard, status, next_target, row, committed_epoch, ord)
          order by ord
          on conflict (id) do update set shard = excluded.shard, status = excluded.status, next_target = excluded.next_target,
-           row = excluded.row, version = t.version + 1
+           row = excluded.row, version = t.version + 1, committed_by = excluded.committed_by, committed_epoch = excluded.committed_epoch
          where t.session_id = excluded.session_id
          returning t.id`,
         [
@@ -301,6 +303,8 @@ export class PostgresStorage implements ScheduleStorage {
           columns.map((c) => c.status),
           columns.map((c) => c.nextTarget),
           columns.map((c) => c.row),
+          writer?.hostId ?? null,
+          columns.map((c) => writer?.epochs.get(c.shard) ?? null),
         ],
       );
       if ((result.rowCount ?? result.rows.length) !== columns.length) {
