@@ -1,6 +1,6 @@
 // `createHost`: the reference Host as one composable value — the scheduling stack (service, JSON
-// domain, file-backed Sessions) behind the HTTP API and the web task page, listening on
-// loopback by default. `npm start` runs it; tests start it in-process on an ephemeral port with
+// domain, file-backed Sessions; or, with `database`, one replica of a cluster on PostgreSQL)
+// behind the HTTP API and the web task page, listening on loopback by default. `npm start` runs it; tests start it in-process on an ephemeral port with
 // a test clock. The Node server gets the Host's limits (limits.ts): a connection cap, header,
 // request, body, keep-alive and idle timeouts. `close()` refuses new requests and streams, ends
 // the open streams, closes the connections still open after the shutdown grace, then closes the
@@ -9,9 +9,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { Clock, Logger, ScheduleConfig, ScheduleInspector, ScheduleService } from '../src/index.ts';
+import type { ClusterService } from '../src/adapters/postgres/index.ts';
+import type { Clock, Logger, ScheduleConfig, ScheduleInspector } from '../src/index.ts';
 import { createManualClock, type ManualClock } from '../src/testing.ts';
 import type { HostDatabaseOptions } from './database.ts';
+import type { HostService } from './hostService.ts';
 import { isWildcardAddress } from './http/allowedHosts.ts';
 import { createHostApp } from './http/app.ts';
 import { hostIdentity } from './http/requestGuards.ts';
@@ -41,7 +43,8 @@ export interface HostOptions {
   readonly limits?: Partial<HostLimits>;
   /**
    * Test-clock mode: the Host runs on a manual clock starting at this RFC 3339 instant and
-   * exposes `POST /api/test/clock`. Off unless given.
+   * exposes `POST /api/test/clock`. Off unless given. With `database` each replica has its own
+   * manual clock, which drives the shards that replica holds.
    */
   readonly testClock?: string;
   /** Default: the system clock (ignored in test-clock mode). */
@@ -60,7 +63,10 @@ export interface HostOptions {
 export interface Host {
   /** `http://<host>:<port>`, without a trailing slash. */
   readonly url: string;
-  readonly service: ScheduleService;
+  /** The schedule: a `ScheduleService` on files, this replica's `ClusterService` on PostgreSQL. */
+  readonly service: HostService;
+  /** This replica as a cluster member (database mode only): its Host id, shards, keeper. */
+  readonly cluster: ClusterService | undefined;
   readonly sessions: FileSessions;
   readonly clock: Clock;
   /** The live inspector of the service's actor system (what `GET /api/inspect` shows). */
@@ -171,6 +177,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   return {
     url: `http://${urlHost}:${port}`,
     service: stack.service,
+    cluster: stack.cluster,
     sessions: stack.sessions,
     clock: stack.clock,
     inspector: stack.inspector,

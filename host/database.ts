@@ -1,11 +1,14 @@
 // The reference Host on PostgreSQL (DATABASE_URL): one pool for both the schedule (the library's
-// `postgresStorage`) and the Sessions' transcripts (sessions/postgresSessions.ts), in one schema
-// (`agent_schedule` unless DATABASE_SCHEMA names another). The transcript tables are created at
-// start when missing. Several Host processes can open the same database: any of them can deliver
-// into any Session.
-import { userInfo } from 'node:os';
-import { createPgPool, DEFAULT_SCHEMA, postgresStorage, type SqlPool } from '../src/adapters/postgres/index.ts';
-import type { ScheduleStorage } from '../src/index.ts';
+// `createClusterService`, run by stack.ts) and the Sessions' transcripts
+// (sessions/postgresSessions.ts), in one schema (`agent_schedule` unless DATABASE_SCHEMA names
+// another). The transcript tables are created at start when missing. Several Host processes
+// (replicas) can open the same database: each is a cluster member under its own Host id (HOST_ID,
+// or one made up at start), holding its share of the shards and delivering their reminders; any
+// of them answers for any Session.
+import { randomBytes } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import type { NotificationListener } from '../src/adapters/postgres/callRouter.ts';
+import { createPgPool, DEFAULT_SCHEMA, type SqlPool } from '../src/adapters/postgres/index.ts';
 import type { FileSessions } from './sessions/fileSessions.ts';
 import { createPostgresSessions } from './sessions/postgresSessions.ts';
 import { createTranscriptTables } from './sessions/postgresTranscripts.ts';
@@ -18,15 +21,34 @@ export interface HostDatabaseOptions {
   readonly pool?: SqlPool;
   /** Default `agent_schedule`. */
   readonly schema?: string;
+  /** This replica's id among the Hosts on the schema (HOST_ID); default {@link generatedHostId}'s. */
+  readonly hostId?: string;
+  /** How long a shard lease lasts without renewal, in ms (LEASE_MS; default the cluster's, 15000). */
+  readonly leaseMs?: number;
+  /** How notifications arrive (default: a connection of the pool; PGlite in tests needs its own). */
+  readonly listen?: NotificationListener;
+  /** False: the shard keeper does not run on its own and the caller steps it (`cluster.step()`); default true. */
+  readonly autoStart?: boolean;
+}
+
+/** A Host id unique among running processes: the machine's name, the process id and random bits. */
+export function generatedHostId(): string {
+  const machine =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '')
+      .slice(0, 40) || 'host';
+  return `${machine}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
 /** The `application_name` of the Host's connections. */
 export const HOST_APPLICATION_NAME = 'agent-schedule host';
 
-/** The schedule storage and Sessions on one database. */
+/** The pool and Sessions on one database. */
 export interface HostDatabase {
   readonly schema: string;
-  readonly storage: ScheduleStorage;
+  readonly pool: SqlPool;
+  /** This replica's Host id. */
+  readonly hostId: string;
   readonly sessions: FileSessions;
   /** Ends the Host's own pool (after the service and the Sessions are closed). */
   close(): Promise<void>;
@@ -70,7 +92,7 @@ export function parseDatabaseUrl(text: string): string {
   return trimmed;
 }
 
-/** Opens the pool (unless given), creates the transcript tables when missing, and makes the storage and Sessions. */
+/** Opens the pool (unless given), creates the transcript tables when missing, and makes the Sessions (recording `hostId` with what they write). */
 export async function openHostDatabase(
   options: HostDatabaseOptions,
   sessions: { readonly now: () => number; readonly demoAgent?: boolean },
@@ -90,10 +112,12 @@ export async function openHostDatabase(
     await end();
     throw error;
   }
+  const hostId = options.hostId ?? generatedHostId();
   return {
     schema,
-    storage: postgresStorage({ pool, schema, applicationName: HOST_APPLICATION_NAME }),
-    sessions: createPostgresSessions({ pool, schema, ...sessions }),
+    pool,
+    hostId,
+    sessions: createPostgresSessions({ pool, schema, hostId, ...sessions }),
     close: end,
   };
 }

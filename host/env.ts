@@ -2,7 +2,9 @@
 // the limits MAX_CONNECTIONS, MAX_STREAMS, STREAM_BACKLOG_BYTES and SHUTDOWN_GRACE_MS, the
 // opt-in SCHEDULE_TEST_CLOCK, INSPECT_WS (a WebSocket server, such as the Stately Inspector's
 // relay, that gets the actor system's inspection events), and DATABASE_URL (keep the schedule and
-// the transcripts in PostgreSQL, in the schema DATABASE_SCHEMA, default agent_schedule). Anything
+// the transcripts in PostgreSQL, in the schema DATABASE_SCHEMA, default agent_schedule, as one
+// replica of a cluster: HOST_ID names the replica, default one made up at start; LEASE_MS is how
+// long its shard leases last without renewal, default 15000). Anything
 // malformed is refused with a message naming the variable, and so is a HOST that binds every
 // interface (0.0.0.0, ::) without ALLOWED_HOSTS.
 import { resolve } from 'node:path';
@@ -99,5 +101,21 @@ function databaseFromEnv(env: NodeJS.ProcessEnv): HostDatabaseOptions | undefine
     throw new Error(
       `DATABASE_SCHEMA must be a plain identifier (letters, digits and _, at most 63, not starting with a digit); got ${JSON.stringify(schema.slice(0, 100))}.`,
     );
-  return { url, ...(schema === undefined ? {} : { schema }) };
+  const hostId = env.HOST_ID?.trim() || undefined;
+  if (hostId !== undefined && !/^[A-Za-z0-9._:@-]{1,200}$/.test(hostId))
+    throw new Error(
+      `HOST_ID must be 1 to 200 letters, digits or . _ : @ - (unique among the replicas on the schema); got ${JSON.stringify(hostId.slice(0, 100))}.`,
+    );
+  const leaseText = env.LEASE_MS?.trim() || undefined;
+  const leaseMs = leaseText === undefined ? undefined : /^\d{1,8}$/.test(leaseText) ? Number(leaseText) : Number.NaN;
+  if (leaseMs !== undefined && !(leaseMs >= 3000 && leaseMs <= 86_400_000))
+    throw new Error(
+      `LEASE_MS must be a whole number of milliseconds from 3000 to 86400000; got ${JSON.stringify(leaseText?.slice(0, 100))}.`,
+    );
+  return {
+    url,
+    ...(schema === undefined ? {} : { schema }),
+    ...(hostId === undefined ? {} : { hostId }),
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+  };
 }

@@ -1,7 +1,8 @@
 // `npm start`: runs the reference Host with settings from the environment and logs one JSON line
 // per event on stdout (host/logger.ts: LOG_LEVEL, LOG_FORMAT=pretty): its start with its URL and
 // where it keeps the schedule and the transcripts (`storage`: files under DATA_DIR, or postgresql
-// with the database URL, password hidden, and the schema when DATABASE_URL is set), each
+// with the database URL, password hidden, the schema and this replica's `hostId` when
+// DATABASE_URL is set), each
 // delivery, each failed attempt, its stop. It shuts down cleanly on SIGINT or SIGTERM (server
 // stopped, streams ended, connections still open after the shutdown grace closed, accepted work
 // drained, service closed, exit 0). Should the shutdown still not have finished
@@ -71,7 +72,12 @@ const { database } = options;
 const where =
   database === undefined
     ? { storage: 'files', dataDir: options.dataDir }
-    : { storage: 'postgresql', database: redactDatabaseUrl(database.url ?? ''), schema: database.schema ?? DEFAULT_SCHEMA };
+    : {
+        storage: 'postgresql',
+        database: redactDatabaseUrl(database.url ?? ''),
+        schema: database.schema ?? DEFAULT_SCHEMA,
+        hostId: host.cluster?.hostId ?? '',
+      };
 log.info(
   {
     url: host.url,
@@ -82,7 +88,7 @@ log.info(
   `agent-schedule Host listening on ${host.url} (${
     where.storage === 'files'
       ? `data: ${options.dataDir}`
-      : `schedule and transcripts in PostgreSQL: ${where.database}, schema ${where.schema}`
+      : `schedule and transcripts in PostgreSQL: ${where.database}, schema ${where.schema}, as Host ${where.hostId}`
   })`,
 );
 if (options.testClock !== undefined)

@@ -3,11 +3,16 @@
 // inspector of its actor system (timestamped by the stack's clock) and, when `inspectWs` names a
 // WebSocket server, the same inspection events sent to the Stately Inspector there as well
 // (statelyInspector.ts). With `database`, the schedule and the Sessions' transcripts are kept in
-// PostgreSQL instead (database.ts) and the data folder is not used. The HTTP Host is built on
-// it, and a process that only schedules and delivers (a worker, a crash test) can open it alone.
-// The storage and the Session controller the service sees can be wrapped (instrumentation, fault
-// injection) without rebuilding the stack.
+// PostgreSQL instead (database.ts) and the data folder is not used: the stack is then one member
+// of a cluster (`createClusterService`) under its Host id — it holds its share of the 256 shards,
+// runs a schedule service per shard held (their actors all in the one inspector, keyed by shard:
+// shardInspection.ts) and answers for every Session, so several replicas on one schema deliver
+// each reminder once. The HTTP Host is built on it, and a process that only schedules and
+// delivers (a worker, a crash test) can open it alone. The storage (file mode only) and the
+// Session controller the service sees can be wrapped (instrumentation, fault injection) without
+// rebuilding the stack.
 import { join } from 'node:path';
+import { type ClusterService, createClusterService } from '../src/adapters/postgres/index.ts';
 import {
   type Clock,
   createScheduleInspector,
@@ -16,6 +21,7 @@ import {
   jsonFileStorage,
   type Logger,
   type ScheduleConfig,
+  type ScheduleInspectionEvent,
   type ScheduleInspector,
   type ScheduleService,
   type ScheduleStorage,
@@ -23,7 +29,9 @@ import {
   systemClock,
 } from '../src/index.ts';
 import { type HostDatabaseOptions, openHostDatabase } from './database.ts';
+import type { HostService } from './hostService.ts';
 import { createFileSessions, type FileSessions } from './sessions/fileSessions.ts';
+import { shardInspectionEvent } from './shardInspection.ts';
 import { createStatelyFeed, type StatelyFeed } from './statelyInspector.ts';
 
 export interface HostStackOptions {
@@ -39,7 +47,7 @@ export interface HostStackOptions {
   readonly inspectorCapacity?: number;
   /** Options of the JSON storage besides its path (compaction thresholds, the file-system seam). */
   readonly storage?: Omit<JsonFileStorageOptions, 'path'>;
-  /** Wrappers around what the service is given, for instrumentation or fault injection. */
+  /** Wrappers around what the service is given, for instrumentation or fault injection (the storage's in file mode only). */
   readonly wrap?: HostStackWrappers;
   /** A WebSocket server (`ws://host:port`) that gets the inspection events for the Stately Inspector; off unless given. */
   readonly inspectWs?: string;
@@ -56,9 +64,11 @@ export interface HostStackWrappers {
 /** How many recent inspector entries the stack keeps by default. */
 export const INSPECTOR_CAPACITY = 500;
 
-/** A running service with its Sessions. */
-export interface HostStack {
-  readonly service: ScheduleService;
+/** A running service with its Sessions: a `ScheduleService` on files, a cluster member's on PostgreSQL. */
+export interface HostStack<S extends HostService = HostService> {
+  readonly service: S;
+  /** The cluster this stack is a member of (database mode only). */
+  readonly cluster: ClusterService | undefined;
   readonly sessions: FileSessions;
   readonly clock: Clock;
   /** The live actor tree and recent events of the service's actor system. */
@@ -70,6 +80,8 @@ export interface HostStack {
 }
 
 /** Opens the domain and starts the service. Rejects with `corrupt_schedule_log` on a bad domain. */
+export function openHostStack(options: HostStackOptions & { readonly database?: undefined }): Promise<HostStack<ScheduleService>>;
+export function openHostStack(options: HostStackOptions): Promise<HostStack>;
 export async function openHostStack(options: HostStackOptions): Promise<HostStack> {
   const clock = options.clock ?? systemClock;
   const sessionOptions = { now: () => clock.now(), ...(options.demoAgent === undefined ? {} : { demoAgent: options.demoAgent }) };
@@ -91,23 +103,44 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
             ? {}
             : { onDisconnect: (reason: string) => logger.warn(`The Stately Inspector at ${url} is not reachable (${reason}); retrying.`) }),
         });
-  const storage = database?.storage ?? jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') });
-  let service: ScheduleService;
+  const inspect =
+    stately === undefined
+      ? inspector.inspect
+      : (event: ScheduleInspectionEvent) => {
+          inspector.inspect(event);
+          stately.inspect(event);
+        };
+  const serviceSessions = options.wrap?.sessions?.(sessions) ?? sessions;
+  let service: HostService;
+  let cluster: ClusterService | undefined;
   try {
-    service = await createScheduleService({
-      sessions: options.wrap?.sessions?.(sessions) ?? sessions,
-      storage: options.wrap?.storage?.(storage) ?? storage,
-      clock,
-      inspect:
-        stately === undefined
-          ? inspector.inspect
-          : (event) => {
-              inspector.inspect(event);
-              stately.inspect(event);
-            },
-      ...(options.config === undefined ? {} : { config: options.config }),
-      ...(logger === undefined ? {} : { logger }),
-    });
+    if (database === undefined) {
+      const storage = jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') });
+      service = await createScheduleService({
+        sessions: serviceSessions,
+        storage: options.wrap?.storage?.(storage) ?? storage,
+        clock,
+        inspect,
+        ...(options.config === undefined ? {} : { config: options.config }),
+        ...(logger === undefined ? {} : { logger }),
+      });
+    } else {
+      const { leaseMs, listen, autoStart } = options.database ?? {};
+      cluster = await createClusterService({
+        pool: database.pool,
+        schema: database.schema,
+        hostId: database.hostId,
+        sessions: serviceSessions,
+        clock,
+        inspect: (event, shard) => inspect(shardInspectionEvent(event, shard)),
+        ...(leaseMs === undefined ? {} : { leaseMs }),
+        ...(listen === undefined ? {} : { routing: { listen } }),
+        ...(autoStart === undefined ? {} : { autoStart }),
+        ...(options.config === undefined ? {} : { config: options.config }),
+        ...(logger === undefined ? {} : { logger }),
+      });
+      service = cluster;
+    }
   } catch (error) {
     await stately?.close();
     await database?.close();
@@ -115,6 +148,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
   }
   return {
     service,
+    cluster,
     sessions,
     clock,
     inspector,

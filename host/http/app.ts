@@ -1,5 +1,6 @@
 // The Host's HTTP application: once shutdown began every request is refused (503
-// `host_stopping`); otherwise safety checks first, then the API routes, the test clock (only
+// `host_stopping`); otherwise safety checks first, then the API routes (with `GET /api/cluster`,
+// who holds which shards, and in `/api/status` this replica's `hostId` on PostgreSQL), the test clock (only
 // when there is one), the live events, the inspector and the web page. Failures thrown anywhere
 // become JSON `{code, message}` with the matching status; a client that went away mid-request is
 // logged as one quiet line, and only unexpected failures as internal errors.
@@ -8,6 +9,7 @@ import { type Logger, ScheduleError } from '../../src/index.ts';
 import type { ManualClock } from '../../src/testing.ts';
 import type { HostLimits } from '../limits.ts';
 import type { HostStack } from '../stack.ts';
+import { clusterRoute } from './clusterRoute.ts';
 import { createEventHub } from './eventHub.ts';
 import { eventsRoute } from './eventsRoute.ts';
 import { HostHttpError, sendFailure } from './failures.ts';
@@ -60,8 +62,15 @@ export function createHostApp(options: HostAppOptions): HostApp {
   app.use('/api/*', bodyDeadline(options.limits.bodyTimeoutMs));
   app.use('/api/*', limitBody);
 
-  app.get('/api/status', (c) => c.json({ now: new Date(stack.clock.now()).toISOString(), testClock: options.testClock !== undefined }));
+  app.get('/api/status', (c) =>
+    c.json({
+      now: new Date(stack.clock.now()).toISOString(),
+      testClock: options.testClock !== undefined,
+      ...(stack.cluster === undefined ? {} : { hostId: stack.cluster.hostId }),
+    }),
+  );
   remoteRoutes(app, stack);
+  clusterRoute(app, stack);
   toolRoutes(app, stack);
   previewRoutes(app, stack);
   if (options.testClock !== undefined) testClockRoute(app, stack, options.testClock, hub);

@@ -9,7 +9,8 @@
 // read the Session (other processes' messages and keys), and each flush locks the Session and
 // writes only if nothing was appended since; otherwise it writes nothing and rejects, and the
 // scheduler's retry resolves the Session again and sees the other process's messages. The keys
-// are unique per Session in the database too.
+// are unique per Session in the database too. Each line records the Host id of the process that
+// wrote it, when it has one (a cluster replica's).
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import type { ScheduleAgent } from '../../src/index.ts';
 import { flushLines } from './demoAgent.ts';
@@ -35,6 +36,8 @@ export interface PostgresSessionsOptions {
   readonly now: () => number;
   /** Whether the demo agent answers delivered reminders (default true). */
   readonly demoAgent?: boolean;
+  /** The Host (replica) writing: recorded with every line it appends (`hostId`), so a transcript tells which replica delivered each reminder. */
+  readonly hostId?: string;
 }
 
 interface LiveSession extends SessionInbox, WorkChain {
@@ -82,7 +85,9 @@ export function createPostgresSessions(options: PostgresSessionsOptions): FileSe
     if (batch.length === 0) return;
     session.inbox = [];
     session.writing = batch;
-    const lines = flushLines(batch, new Date(options.now()).toISOString(), options.demoAgent !== false);
+    const flushed = flushLines(batch, new Date(options.now()).toISOString(), options.demoAgent !== false);
+    const { hostId } = options;
+    const lines = hostId === undefined ? flushed : flushed.map((line) => ({ ...line, hostId }));
     let lastSeq: number;
     try {
       lastSeq = await appendTranscriptLines(pool, tables, session.id, session.lastSeq, lines);

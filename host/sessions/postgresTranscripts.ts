@@ -4,7 +4,9 @@
 // one Session are serialized across processes and `seq` (1, 2, 3… per Session) is their order.
 // `host_transcript_messages` has one row per transcript line (the line's fields; `created_at`
 // is the Host's clock at the flush) and `host_transcript_keys` one row per reminder a Session
-// received (its idempotency key, unique per Session, and the message holding it).
+// received (its idempotency key, unique per Session, and the message holding it). A message's
+// `host_id` (nullable, added to older tables at start) is the Host that wrote it — for a reminder,
+// the replica that delivered it.
 import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { isConnectionFailure } from '../../src/adapters/postgres/driver.ts';
 import { migrate, quoteSchema } from '../../src/adapters/postgres/migrations.ts';
@@ -49,6 +51,7 @@ create table if not exists ${q}.host_transcript_keys (
   primary key (session_id, idempotency_key),
   foreign key (session_id, message_id) references ${q}.host_transcript_messages (session_id, message_id)
 );
+alter table ${q}.host_transcript_messages add column if not exists host_id text;
 `;
 
 /** A text as PostgreSQL can hold it: NUL, which it cannot, becomes U+FFFD (as the driver stores an unpaired surrogate). */
@@ -141,7 +144,7 @@ export async function readMessagesAfter(
 export async function readTranscriptLines(pool: SqlPool, tables: TranscriptTables, sessionId: string): Promise<TranscriptLine[]> {
   const result = await withClient(pool, (client) =>
     client.query(
-      `select message_id, role, producer, text, idempotency_keys, created_at from ${tables.messages} where session_id = $1 order by seq`,
+      `select message_id, role, producer, text, idempotency_keys, created_at, host_id from ${tables.messages} where session_id = $1 order by seq`,
       [sessionId],
     ),
   );
@@ -154,6 +157,7 @@ export async function readTranscriptLines(pool: SqlPool, tables: TranscriptTable
       text: String(row.text),
       ...(keys === undefined ? {} : { idempotencyKeys: keys }),
       at: new Date(row.created_at as Date | string).toISOString(),
+      ...(row.host_id === null || row.host_id === undefined ? {} : { hostId: String(row.host_id) }),
     };
   });
 }
@@ -194,9 +198,19 @@ export async function appendTranscriptLines(
         seq += 1;
         const keys = line.idempotencyKeys;
         await client.query(
-          `insert into ${tables.messages} (session_id, seq, message_id, role, producer, text, idempotency_keys, created_at)
-           values ($1, $2, $3, $4, $5, $6, $7::text[], $8::timestamptz)`,
-          [sessionId, seq, line.messageId, line.role, line.producer, storable(line.text), keys === undefined ? null : [...keys], line.at],
+          `insert into ${tables.messages} (session_id, seq, message_id, role, producer, text, idempotency_keys, created_at, host_id)
+           values ($1, $2, $3, $4, $5, $6, $7::text[], $8::timestamptz, $9)`,
+          [
+            sessionId,
+            seq,
+            line.messageId,
+            line.role,
+            line.producer,
+            storable(line.text),
+            keys === undefined ? null : [...keys],
+            line.at,
+            line.hostId === undefined ? null : storable(line.hostId),
+          ],
         );
         if (keys !== undefined && keys.length > 0) {
           await client.query(

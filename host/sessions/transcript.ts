@@ -15,6 +15,8 @@ export interface TranscriptLine {
   readonly at: string;
   /** The reminders a `schedule` message carries (`<taskId>@<occurrence>`). */
   readonly idempotencyKeys?: readonly string[];
+  /** The Host (cluster replica) that wrote the line, in PostgreSQL transcripts: the one that delivered a reminder. */
+  readonly hostId?: string;
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';

@@ -3,8 +3,11 @@
 // the entry stream, and narrows both to one Session on request (the stream is reopened with
 // `?sessionId=`). "State changes only" keeps the stream to the entries where an actor changed
 // state. The status bar shows whether the stream is live and the time-zone data versions (the
-// one in use and the one the schedule was written with).
+// one in use and the one the schedule was written with). On PostgreSQL a cluster view above them
+// lists the Hosts sharing the schedule and the shards each holds (clusterView.js); the actor tree
+// is this replica's: one supervisor per shard it holds.
 import { listenToEvents } from './api.js';
+import { ClusterView, useCluster } from './clusterView.js';
 import { html, useEffect, useRef, useState } from './html.js';
 import { applySnapshot, applyUpdate, EVENTS_KEPT, emptyInspector, readSuperjson, sessionChoices } from './inspectorState.js';
 import { ActorTree, EventStream } from './inspectorViews.js';
@@ -46,6 +49,7 @@ export function InspectorPanel({ sessions: known, nowMs, catalogVersion = 0 }) {
   const [changesOnly, setChangesOnly] = useState(false);
   const { store, live } = useInspectorStream(sessionId);
   const tzdata = useTzdata(catalogVersion);
+  const cluster = useCluster(catalogVersion);
   const events = changesOnly ? store.events.filter((entry) => entry.type === 'snapshot') : store.events;
   const sessions = sessionChoices(
     known.map((id) => ({ sessionId: id })),
@@ -69,6 +73,7 @@ export function InspectorPanel({ sessions: known, nowMs, catalogVersion = 0 }) {
       <span class=${`live ${live ? 'on' : ''}`}>${live ? 'streaming' : 'connecting…'}</span>
       <${TzdataStatus} versions=${tzdata} />
     </div>
+    <${ClusterView} report=${cluster} />
     <div class="inspector-cols">
       <section class="card" aria-labelledby="actors-heading">
         <h2 id="actors-heading">Actors <span class="count">${store.actors.size}</span></h2>

@@ -1,7 +1,8 @@
 // The Session transcripts: every Session the Host knows, and the transcript of the chosen one —
 // delivered reminders (user messages produced by `schedule`) and the demo agent's answers. The
 // address names the Session and may name one message (a link from a task's history): that
-// message is marked and scrolled into view.
+// message is marked and scrolled into view. On PostgreSQL each line names the replica that wrote
+// it (a reminder: the one that delivered it).
 import { api } from './api.js';
 import { browserZone, formatInZone } from './format.js';
 import { html, useEffect, useState } from './html.js';
@@ -56,7 +57,7 @@ export function TranscriptPanel({ sessionId, messageId, sessions, version }) {
           (
             line,
           ) => html`<li key=${line.messageId} id=${`message-${line.messageId}`} class=${`line ${line.role} ${line.messageId === messageId ? 'marked' : ''}`} aria-current=${line.messageId === messageId ? 'true' : undefined}>
-            <div class="meta"><strong>${line.role === 'user' ? `user · ${line.producer}` : line.producer}</strong> · ${formatInZone(line.at, browserZone())} · <code>${line.messageId}</code></div>
+            <div class="meta"><strong>${line.role === 'user' ? `user · ${line.producer}` : line.producer}</strong> · ${formatInZone(line.at, browserZone())} · <code>${line.messageId}</code>${line.hostId && html` · <span class="delivered-by" title="The Host (replica) that wrote this line">via <code>${line.hostId}</code></span>`}</div>
             <pre>${line.text}</pre>
           </li>`,
         )}

@@ -14,12 +14,16 @@ import { shardOf } from '../adapters/postgres/rowColumns.ts';
 import type { KeeperTimers, StepReport } from '../adapters/postgres/shardKeeper.ts';
 import { shardKeeper } from '../adapters/postgres/shardKeeper.ts';
 import { isScheduleError } from '../domain/errors.ts';
+import type { ScheduleInspectionEvent } from '../inspector/inspectionEvent.ts';
 import type { Clock, Logger, SessionController } from '../ports.ts';
 import type { ArchiveActivity } from '../remote/types.ts';
 import type { ScheduleConfig } from '../runtime/config.ts';
 import { consoleLogger } from '../runtime/supervisorInput.ts';
 import { createScheduleService, type ScheduleChange, type ScheduleService } from '../service.ts';
+import { TOOL_DEFINITIONS } from '../tools/definitions.ts';
 import type { ToolResult } from '../tools/results.ts';
+import { type ClusterWideRemote, clusterRemote, failuresOf } from './clusterRemote.ts';
+import { ClusterReader, type ClusterTopology } from './clusterRows.ts';
 import type { RoutedAnswer, RoutedCall } from './routedCall.ts';
 import { ShardHost } from './shardHost.ts';
 
@@ -43,22 +47,41 @@ export interface ClusterServiceOptions {
   readonly routing?: { readonly timeoutMs?: number; readonly pollMs?: number; readonly listen?: NotificationListener };
   /** False: the keeper's loop is not started and the Host runs each `step()` itself (a test's pace). Default true. */
   readonly autoStart?: boolean;
+  /** Gets the XState inspection events of every shard service this Host opens, with the shard they come from. */
+  readonly inspect?: (event: ScheduleInspectionEvent, shard: number) => void;
 }
+
+/** The process's timers, not keeping it alive. */
+const processTimers = {
+  setTimeout: (run: () => void, ms: number): unknown => setTimeout(run, ms).unref(),
+  clearTimeout: (handle: unknown): void => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 /** The remote methods a cluster Host answers for any Session. */
 export type ClusterRemoteMethod = 'get' | 'list' | 'history' | 'update' | 'delete' | 'pause' | 'resume' | 'trigger';
 
-/** The calls of one Host in a cluster: those of `ScheduleService` that name a Session, answered as one Host would. */
+/**
+ * The calls of one Host in a cluster: those of `ScheduleService` that name a Session, answered as
+ * one Host would, and the catalog, drift report and re-anchor across every shard.
+ */
 export interface ClusterService {
   readonly hostId: string;
+  /** The model tools' definitions (as `ScheduleService` has them). */
+  readonly toolDefinitions: ScheduleService['toolDefinitions'];
   callTool<N extends string>(sessionId: string, name: N, args: unknown): Promise<ToolResult<N>>;
-  /** The remote methods that name one Session, as `ScheduleService` has them. */
-  readonly remote: Pick<ScheduleService['remote'], ClusterRemoteMethod>;
+  /**
+   * The remote methods that name one Session, as `ScheduleService` has them, and `catalog`,
+   * `drift` and `reanchor` over every shard (clusterRemote.ts: the catalog and the drift report
+   * are read from the schema's rows; a failure status is known only for this Host's shards).
+   */
+  readonly remote: Pick<ScheduleService['remote'], ClusterRemoteMethod> & ClusterWideRemote;
   readonly archive: ScheduleService['archive'];
   /** `schedule/changed` for every committed change, made at any Host of the cluster. */
   subscribe(listener: (change: ScheduleChange) => void): () => void;
   /** The shards this Host holds, with their epochs. */
   held(): ReadonlyMap<number, number>;
+  /** The live Hosts and every shard's owner, epoch and expiry, read from the database. */
+  topology(): Promise<ClusterTopology>;
   /** One step of the lease keeper (heartbeat, renew, acquire, rebalance); run on a timer unless `autoStart` is false. */
   step(): Promise<StepReport>;
   /** Every shard service of this Host is idle. */
@@ -88,6 +111,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
         logger,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.config === undefined ? {} : { config: options.config }),
+        ...(options.inspect === undefined ? {} : { inspect: (event: ScheduleInspectionEvent) => options.inspect?.(event, shard) }),
         storage: postgresStorage({
           pool,
           ...(schema === undefined ? {} : { schema }),
@@ -99,6 +123,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
         return service;
       }),
     route: async (call) => (await router.route(call.sessionId, call as unknown as JsonValue)) as RoutedAnswer,
+    // A shard whose service could not open (the database refused a connection) opens again shortly.
+    reopen: { timers: options.timers ?? processTimers },
   });
   const routing = options.routing ?? {};
   const feed = changeFeed({
@@ -154,9 +180,19 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     <T>(request: unknown): Promise<T> =>
       answer<T>({ kind: `remote.${kind}`, sessionId: sessionIn(request), request } as RoutedCall);
 
+  const reader = new ClusterReader(pool, schema ?? DEFAULT_SCHEMA);
+  const clock = options.clock;
+  const wide = clusterRemote({
+    reader,
+    localFailures: async (shards) => failuresOf(await host.services(shards)),
+    dispatch: (call) => answer(call),
+    now: () => (clock === undefined ? Date.now() : clock.now()),
+  });
+
   let closing: Promise<void> | undefined;
   return {
     hostId,
+    toolDefinitions: TOOL_DEFINITIONS,
     callTool: (sessionId, name, args) => answer({ kind: 'tool', sessionId, name, args }),
     remote: {
       get: remoteCall('get'),
@@ -167,6 +203,9 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
       pause: remoteCall('pause'),
       resume: remoteCall('resume'),
       trigger: remoteCall('trigger'),
+      catalog: wide.catalog,
+      drift: wide.drift,
+      reanchor: wide.reanchor,
     },
     archive: {
       sessionActivity: async (sessionId) => (await host.dispatch({ kind: 'archive.activity', sessionId })) as ArchiveActivity[],
@@ -176,6 +215,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     },
     subscribe: (listener) => feed.subscribe(listener),
     held: () => host.held(),
+    topology: () => reader.topology(),
     step: () => keeper.step(),
     whenIdle: () => host.whenIdle(),
     close: () => {

@@ -3,8 +3,9 @@
 // fences every commit with the shard's lease), and the dispatch of every call that names a
 // Session — run here when this Host holds the Session's shard, handed to the owner otherwise.
 // The lease keeper tells it which shards it gained and lost; the router carries calls to other
-// Hosts and brings theirs here. A shard's service opens when its lease is gained and closes when
-// it is released (after the delivery in flight) or lost (its commits are refused from then on).
+// Hosts and brings theirs here. A shard's service opens when its lease is gained (and, given
+// timers, opens again after a failed open) and closes when it is released (after the delivery in
+// flight) or lost (its commits are refused from then on).
 import { ScheduleError } from '../domain/errors.ts';
 import type { Logger } from '../ports.ts';
 import type { ScheduleService } from '../service.ts';
@@ -19,12 +20,26 @@ export interface ShardHostOptions {
   /** The shard (0–255) a Session belongs to. */
   shardOf(sessionId: string): number;
   readonly logger?: Logger;
+  /**
+   * How a shard whose service could not be opened (the database refused a connection, say) is
+   * opened again while it is still held: after `firstMs` (default 1000), doubling up to 30 s, on
+   * these timers. Without them such a shard stays closed until its lease moves.
+   */
+  readonly reopen?: {
+    readonly timers: { setTimeout(run: () => void, ms: number): unknown; clearTimeout(handle: unknown): void };
+    readonly firstMs?: number;
+  };
 }
+
+/** The longest pause between two attempts to open a shard's service. */
+const MAX_REOPEN_MS = 30_000;
 
 interface HeldShard {
   readonly epoch: number;
   /** The shard's service once open (rejects when it could not be opened). */
   readonly service: Promise<ScheduleService>;
+  /** The pending attempt to open it again after a failed open. */
+  retry?: unknown;
 }
 
 export class ShardHost {
@@ -45,12 +60,28 @@ export class ShardHost {
 
   /** The lease of `shard` was gained: its service opens, restoring the shard's tasks. */
   acquired(shard: number, epoch: number): void {
+    this.open(shard, epoch, 0);
+  }
+
+  private open(shard: number, epoch: number, failures: number): void {
     if (this.closed) return;
     const service = this.options.openShard(shard, epoch);
+    const held: HeldShard = { epoch, service };
+    this.shards.set(shard, held);
     service.catch((error: unknown) => {
-      this.options.logger?.error('A shard could not be opened; its calls are refused until its lease moves.', { shard, cause: error });
+      const { reopen } = this.options;
+      if (reopen === undefined) {
+        this.options.logger?.error('A shard could not be opened; its calls are refused until its lease moves.', { shard, cause: error });
+        return;
+      }
+      const waitMs = Math.min(MAX_REOPEN_MS, (reopen.firstMs ?? 1_000) * 2 ** failures);
+      this.options.logger?.error('A shard could not be opened; it is opened again shortly.', { shard, retryInMs: waitMs, cause: error });
+      if (this.shards.get(shard) !== held || this.closed) return;
+      held.retry = reopen.timers.setTimeout(() => {
+        // Still held at the same term, and not opened since: try again.
+        if (this.shards.get(shard) === held && !this.closed) this.open(shard, epoch, failures + 1);
+      }, waitMs);
     });
-    this.shards.set(shard, { epoch, service });
   }
 
   /** The shard is handed to another Host: its service closes once its delivery in flight is recorded. */
@@ -59,6 +90,7 @@ export class ShardHost {
     if (held === undefined) return;
     // New calls go to the shard's next owner from now on; those already sent finish here.
     this.shards.delete(shard);
+    if (held.retry !== undefined) this.options.reopen?.timers.clearTimeout(held.retry);
     try {
       const service = await held.service;
       await service.close();
@@ -104,6 +136,13 @@ export class ShardHost {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.shards.keys()].map((shard) => this.release(shard)));
+  }
+
+  /** The services of the shards held (of those of `among` only, when given) once open (one that failed to open is left out). */
+  async services(among?: Iterable<number>): Promise<ScheduleService[]> {
+    const shards = among === undefined ? [...this.shards.values()] : [...new Set(among)].flatMap((shard) => this.shards.get(shard) ?? []);
+    const open = await Promise.all(shards.map((held) => held.service.catch(() => undefined)));
+    return open.filter((service): service is ScheduleService => service !== undefined);
   }
 
   /** Every held shard's service is idle. */

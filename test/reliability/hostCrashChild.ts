@@ -8,7 +8,7 @@
 // Session stop, the ids of that Session's rows that remain), the probes' delivery and write steps,
 // and `log` for anything the service logs. It stops on its own if its parent goes away.
 
-import { openHostStack } from '../../host/stack.ts';
+import { type HostStack, openHostStack } from '../../host/stack.ts';
 import type { ScheduleService } from '../../src/service.ts';
 import { random } from '../storage/crashTrial.ts';
 import { createAcceleratedClock, realNow } from './acceleratedClock.ts';
@@ -68,7 +68,7 @@ const anchor = { simStart: options.simStart, realStart: realNow(), factor: optio
 emit({ e: 'clock', ...anchor });
 const clock = createAcceleratedClock(anchor);
 const probe = createProbe(options.hold);
-let stack: Awaited<ReturnType<typeof openHostStack>>;
+let stack: HostStack<ScheduleService>;
 try {
   stack = await openHostStack({
     dataDir: options.dataDir,

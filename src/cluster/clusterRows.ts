@@ -1,0 +1,137 @@
+// What any Host of a cluster reads straight from the shared schema, whoever holds the shards: every
+// task row (decoded strictly, as an open decodes it), the time-zone data version the schema
+// records, and who holds what — the live Hosts of `cluster_hosts` and the owner, epoch and expiry
+// of each of the 256 `shard_leases`. Each read is one statement; the database's clock says
+// which Hosts and leases are live. Nothing here writes.
+import type { SqlPool } from '../adapters/postgres/driver.ts';
+import { quoteSchema } from '../adapters/postgres/migrations.ts';
+import { SchemaQueries } from '../adapters/postgres/schemaQueries.ts';
+import { decodeTzdata } from '../domain/codec/index.ts';
+import { decodeRow } from '../domain/codec/row.ts';
+import { corrupt } from '../domain/codec/strict.ts';
+import type { TaskRow } from '../domain/types.ts';
+
+/** Every task row of the schema, with the time-zone data version its domain records. */
+export interface ClusterRows {
+  readonly rows: TaskRow[];
+  /** The version the schema records (absent when it never recorded one). */
+  readonly writtenWith?: string;
+}
+
+/** One live Host of the cluster, as `cluster_hosts` has it. */
+export interface ClusterMember {
+  readonly hostId: string;
+  /** When its current membership began (canonical UTC). */
+  readonly startedAt: string;
+  /** When its membership lapses unless it heartbeats again. */
+  readonly expiresAt: string;
+}
+
+/** One shard's lease, as `shard_leases` has it. */
+export interface ShardOwnership {
+  readonly shard: number;
+  /** The Host holding the lease, or null while it is free or expired. */
+  readonly owner: string | null;
+  readonly epoch: number;
+  /** When the lease lapses (null for a shard never leased). */
+  readonly expiresAt: string | null;
+}
+
+/** Who holds what, read in one statement. */
+export interface ClusterTopology {
+  /** The database's clock when it was read. */
+  readonly now: string;
+  /** The live Hosts, oldest membership first. */
+  readonly hosts: ClusterMember[];
+  /** The 256 shards in order; `owner` is null for a shard whose lease is free or expired. */
+  readonly shards: ShardOwnership[];
+}
+
+const iso = (value: unknown): string => new Date(value as string | Date).toISOString();
+
+/** The read-only queries on one cluster schema. */
+export class ClusterReader {
+  private readonly quoted: string;
+  private readonly queries: SchemaQueries;
+
+  constructor(
+    pool: SqlPool,
+    private readonly schema: string,
+  ) {
+    this.quoted = quoteSchema(schema);
+    this.queries = new SchemaQueries(pool, schema, 'The cluster could not open its schema');
+  }
+
+  /**
+   * Every task row in the schema, in the order they were stored.
+   *
+   * @throws ScheduleError `corrupt_schedule_log` for a row that does not decode; `persistence_uncertain` when the database cannot be read.
+   */
+  async rows(): Promise<ClusterRows> {
+    const q = this.quoted;
+    const result = await this.queries.run(
+      'The cluster could not read the task rows',
+      `select id, row::text as row, null as tzdata from ${q}.tasks
+       union all
+       select null, null, value::text from ${q}.domain_meta where key = 'tzdata'`,
+      [],
+    );
+    const source = `PostgreSQL table ${this.schema}.tasks`;
+    const rows: TaskRow[] = [];
+    let tzdata: unknown;
+    for (const stored of result.rows) {
+      if (stored.id === null) {
+        tzdata = String(stored.tzdata);
+        continue;
+      }
+      const where = `${source}: row ${JSON.stringify(String(stored.id))}`;
+      let value: unknown;
+      try {
+        value = JSON.parse(String(stored.row));
+      } catch {
+        corrupt(where, 'row', 'is not JSON');
+      }
+      rows.push(decodeRow(value, where));
+    }
+    const meta = decodeTzdata(tzdata === undefined ? {} : { tzdata }, `${this.schema}.domain_meta`);
+    return meta.tzdata === undefined ? { rows } : { rows, writtenWith: meta.tzdata };
+  }
+
+  /**
+   * The live Hosts and every shard's lease, by the database's clock.
+   *
+   * @throws ScheduleError `persistence_uncertain` when the database cannot be read.
+   */
+  async topology(): Promise<ClusterTopology> {
+    const q = this.quoted;
+    const result = await this.queries.run(
+      'The cluster could not read its members and leases',
+      `select 'host' as kind, host_id as owner, null::smallint as shard, null::bigint as epoch, started_at, expires_at, now() as now
+         from ${q}.cluster_hosts where expires_at > now()
+       union all
+       select 'shard', case when expires_at > now() then owner end, shard, epoch, null,
+              case when expires_at = '-infinity' then null else expires_at end, now()
+         from ${q}.shard_leases
+       order by kind, started_at, owner, shard`,
+      [],
+    );
+    const hosts: ClusterMember[] = [];
+    const shards: ShardOwnership[] = [];
+    let now = new Date().toISOString();
+    for (const row of result.rows) {
+      now = iso(row.now);
+      if (row.kind === 'host') {
+        hosts.push({ hostId: String(row.owner), startedAt: iso(row.started_at), expiresAt: iso(row.expires_at) });
+      } else {
+        shards.push({
+          shard: Number(row.shard),
+          owner: row.owner === null || row.owner === undefined ? null : String(row.owner),
+          epoch: Number(row.epoch),
+          expiresAt: row.expires_at === null || row.expires_at === undefined ? null : iso(row.expires_at),
+        });
+      }
+    }
+    shards.sort((a, b) => a.shard - b.shard);
+    return { now, hosts, shards };
+  }
+}

@@ -1,0 +1,97 @@
+// The cross-shard remote calls of a cluster Host on PGlite: two Hosts stepped until they hold 128
+// shards each; the catalog (all of it, or a page) answered at either Host lists the tasks of both
+// Hosts' shards, read from the database; a delivery failure shows on the entry at the owner only
+// (it is kept in the owner's memory); bad catalog options are refused as a single Host refuses
+// them; the drift report covers every shard; a re-anchor is run by the Session's owner; and the
+// topology names both Hosts and every shard's owner and epoch.
+import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+import { type ClusterService, createClusterService } from '../../src/cluster/clusterService.ts';
+import type { CatalogEntry } from '../../src/index.ts';
+import { createFakeSessions, createManualClock } from '../../src/testing.ts';
+import { pgliteListener, randomSchema, usePglite } from '../storage/postgresHarness.ts';
+
+const db = usePglite();
+const quiet = { warn() {}, error() {} };
+const hosts: ClusterService[] = [];
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.close();
+});
+
+async function pair() {
+  const schema = randomSchema();
+  db.schemas.push(schema);
+  const clock = createManualClock('2030-01-01T08:00:00.000Z');
+  const sessions = createFakeSessions();
+  const join = async (hostId: string) => {
+    const host = await createClusterService({
+      pool: db.pool,
+      schema,
+      hostId,
+      sessions,
+      clock,
+      logger: quiet,
+      autoStart: false,
+      routing: { timeoutMs: 5_000, pollMs: 25, listen: pgliteListener(() => db.db) },
+    });
+    hosts.push(host);
+    return host;
+  };
+  const a = await join('host-a');
+  const b = await join('host-b');
+  for (let round = 0; round < 3; round++) {
+    await a.step();
+    await b.step();
+  }
+  const heldBy = (owner: ClusterService, from = 0) => {
+    for (let i = from; ; i++) if (owner.held().has(shardOf(`user-${i}`))) return `user-${i}`;
+  };
+  return { a, b, clock, sessions, heldBy };
+}
+
+const ids = (entries: readonly CatalogEntry[]) => entries.map((e) => e.record.id);
+
+test('catalog, drift and re-anchor span every shard; a failure shows at its owner', async () => {
+  const { a, b, clock, sessions, heldBy } = await pair();
+  expect([a.held().size, b.held().size]).toEqual([128, 128]);
+  const atA = heldBy(a);
+  const atB = heldBy(b);
+  const first = await a.callTool(atB, 'schedule_create', { title: 'Tea', prompt: 'tea', after_seconds: 60 });
+  const second = await b.callTool(atA, 'schedule_create', {
+    title: 'Daily',
+    prompt: 'daily',
+    daily: { time: '09:00:00', time_zone: 'Europe/Berlin' },
+  });
+  if ('code' in first || 'code' in second) throw new Error(JSON.stringify([first, second]));
+
+  for (const host of [a, b]) {
+    expect(ids(await host.remote.catalog())).toEqual([first.id, second.id]);
+    const page = await host.remote.catalog({ limit: 1, sort: 'title' });
+    expect(page).toMatchObject({ total: 2, entries: [{ record: { id: second.id } }], nextCursor: expect.any(String) });
+    expect(await host.remote.catalog({ limit: 0 })).toMatchObject({ code: 'invalid_rule' });
+    expect(await host.remote.catalog({ filter: { nope: 1 } } as never)).toMatchObject({ code: 'invalid_selector' });
+  }
+
+  // The delivery into atB's Session fails at its owner (B): B's catalog says so, A's cannot know.
+  sessions.failNext(atB, 'flush');
+  await clock.advance(60_000);
+  await b.whenIdle();
+  const failing = async (host: ClusterService) => {
+    const page = await host.remote.catalog({ filter: { status: 'failing' } });
+    return 'code' in page ? page : ids(page.entries);
+  };
+  expect(await failing(b)).toEqual([first.id]);
+  expect(await failing(a)).toEqual([]);
+
+  const drift = await a.remote.drift();
+  expect(drift).toMatchObject({ tzdata: expect.any(String), tasks: [] });
+  expect(await a.remote.reanchor({ all: true })).toEqual({ reanchored: [] });
+  expect(await a.remote.reanchor({ sessionId: atA, id: second.id })).toMatchObject({ id: second.id, kind: 'daily' });
+  expect(await b.remote.reanchor({ sessionId: atA, id: 'sch_999' })).toMatchObject({ code: 'schedule_not_found' });
+  expect(await b.remote.reanchor({ all: 'yes' } as never)).toMatchObject({ code: 'invalid_selector' });
+
+  const topology = await b.topology();
+  expect(topology.hosts.map((h) => h.hostId)).toEqual(['host-a', 'host-b']);
+  expect(topology.shards).toHaveLength(256);
+  expect(topology.shards.filter((s) => s.owner === 'host-a')).toHaveLength(128);
+  expect(topology.shards[shardOf(atB)]).toMatchObject({ owner: 'host-b', epoch: b.held().get(shardOf(atB)) });
+});
