@@ -29,6 +29,8 @@ export interface HostDatabaseOptions {
   readonly listen?: NotificationListener;
   /** False: the shard keeper does not run on its own and the caller steps it (`cluster.step()`); default true. */
   readonly autoStart?: boolean;
+  /** Where the shard keeper's statements run (default: a connection of the pool held for it; a one-connection pool passes itself). */
+  readonly keeperPool?: SqlPool;
 }
 
 /** A Host id unique among running processes: the machine's name, the process id and random bits. */

@@ -125,7 +125,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
         ...(logger === undefined ? {} : { logger }),
       });
     } else {
-      const { leaseMs, listen, autoStart } = options.database ?? {};
+      const { leaseMs, listen, autoStart, keeperPool } = options.database ?? {};
       cluster = await createClusterService({
         pool: database.pool,
         schema: database.schema,
@@ -136,6 +136,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
         ...(leaseMs === undefined ? {} : { leaseMs }),
         ...(listen === undefined ? {} : { routing: { listen } }),
         ...(autoStart === undefined ? {} : { autoStart }),
+        ...(keeperPool === undefined ? {} : { keeperPool }),
         ...(options.config === undefined ? {} : { config: options.config }),
         ...(logger === undefined ? {} : { logger }),
       });

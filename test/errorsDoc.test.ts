@@ -142,6 +142,7 @@ describe('the calls the catalog names', () => {
             clock: createManualClock('2030-01-01T00:00:00Z'),
             logger: { warn() {}, error() {} },
             autoStart: false,
+            keeperPool: pglite.pool,
             routing: { timeoutMs: 200, pollMs: 20, listen: pgliteListener(() => pglite.db) },
           });
           try {

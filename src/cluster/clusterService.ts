@@ -10,6 +10,7 @@ import { callRouter, type JsonValue, type NotificationListener, poolListener } f
 import { changeFeed } from '../adapters/postgres/changeFeed.ts';
 import type { SqlPool } from '../adapters/postgres/driver.ts';
 import { DEFAULT_SCHEMA, postgresStorage } from '../adapters/postgres/postgresStorage.ts';
+import { reservedConnection } from '../adapters/postgres/reservedConnection.ts';
 import { shardOf } from '../adapters/postgres/rowColumns.ts';
 import type { KeeperTimers, StepReport } from '../adapters/postgres/shardKeeper.ts';
 import { shardKeeper } from '../adapters/postgres/shardKeeper.ts';
@@ -43,6 +44,13 @@ export interface ClusterServiceOptions {
   readonly logger?: Logger;
   /** The keeper's timers (default the process's). */
   readonly timers?: KeeperTimers;
+  /**
+   * Where the shard keeper's heartbeats and renewals run. Default: one connection of `pool` held
+   * for the keeper alone, so a renewal never waits behind the shard services' commits and
+   * restores (waiting long enough would lose a live Host's leases). Pass `pool` itself to share
+   * it, as a pool of a single connection must.
+   */
+  readonly keeperPool?: SqlPool;
   /** How routed calls travel: the caller's wait (default 10 s), the polling interval (default 1 s), how notifications arrive. */
   readonly routing?: { readonly timeoutMs?: number; readonly pollMs?: number; readonly listen?: NotificationListener };
   /** False: the keeper's loop is not started and the Host runs each `step()` itself (a test's pace). Default true. */
@@ -144,8 +152,9 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     ...(routing.pollMs === undefined ? {} : { pollMs: routing.pollMs }),
     ...(routing.listen === undefined ? {} : { listen: routing.listen }),
   });
+  const keeperPool = options.keeperPool ?? reservedConnection(pool);
   const keeper = shardKeeper({
-    pool,
+    pool: keeperPool,
     hostId,
     ...(schema === undefined ? {} : { schema }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
@@ -224,6 +233,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
         await host.close();
         await router.stop();
         await feed.stop();
+        if (keeperPool !== pool && options.keeperPool === undefined) await keeperPool.end();
       })();
       return closing;
     },

@@ -31,6 +31,7 @@ async function pair() {
       clock,
       logger: quiet,
       autoStart: false,
+      keeperPool: db.pool,
       routing: { timeoutMs: 5_000, pollMs: 25, listen: pgliteListener(() => db.db) },
     });
     hosts.push(host);

@@ -6,4 +6,5 @@ import { describeCluster } from './clusterSuite.ts';
 
 const db = usePglite();
 
-describeCluster('PGlite', () => ({ pool: db.pool, schemas: db.schemas, listen: pgliteListener(() => db.db) }));
+// PGlite is one connection: the keepers share it rather than hold it.
+describeCluster('PGlite', () => ({ pool: db.pool, schemas: db.schemas, listen: pgliteListener(() => db.db), keeperPool: db.pool }));

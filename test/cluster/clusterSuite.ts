@@ -21,6 +21,8 @@ export interface ClusterBackend {
   readonly pool: SqlPool;
   readonly schemas: string[];
   readonly listen?: NotificationListener;
+  /** Where the keepers' statements run (default: a connection of the pool reserved for each keeper); a one-connection pool shares itself. */
+  readonly keeperPool?: SqlPool;
 }
 
 let backend: ClusterBackend;
@@ -41,6 +43,7 @@ function cluster() {
       clock,
       logger: quiet,
       autoStart: false,
+      ...(backend.keeperPool === undefined ? {} : { keeperPool: backend.keeperPool }),
       routing: { timeoutMs: 5_000, pollMs: 25, ...(backend.listen === undefined ? {} : { listen: backend.listen }) },
     });
     hosts.push(host);

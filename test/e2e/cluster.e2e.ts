@@ -24,7 +24,9 @@ afterEach(async () => {
 });
 
 async function replica(schema: string, hostId: string): Promise<TestHost> {
-  const t = await startTestHost({ database: { pool: db.pool, schema, hostId, listen: pgliteListener(() => db.db), autoStart: false } });
+  const t = await startTestHost({
+    database: { pool: db.pool, schema, hostId, listen: pgliteListener(() => db.db), autoStart: false, keeperPool: db.pool },
+  });
   running.push(t);
   return t;
 }

@@ -9,5 +9,5 @@ const db = usePglite();
 describePostgresSessions('PGlite', () => ({
   pool: db.pool,
   schemas: db.schemas,
-  hostDatabase: (schema) => ({ pool: db.pool, schema, listen: pgliteListener(() => db.db) }),
+  hostDatabase: (schema) => ({ pool: db.pool, schema, listen: pgliteListener(() => db.db), keeperPool: db.pool }),
 }));

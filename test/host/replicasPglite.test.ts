@@ -9,5 +9,12 @@ const db = usePglite();
 describeReplicas('PGlite', () => ({
   pool: db.pool,
   schemas: db.schemas,
-  hostDatabase: (schema, hostId) => ({ pool: db.pool, schema, hostId, listen: pgliteListener(() => db.db), autoStart: false }),
+  hostDatabase: (schema, hostId) => ({
+    pool: db.pool,
+    schema,
+    hostId,
+    listen: pgliteListener(() => db.db),
+    autoStart: false,
+    keeperPool: db.pool,
+  }),
 }));
