@@ -8,7 +8,7 @@
 
 import { callRouter, type JsonValue, type NotificationListener, poolListener } from '../adapters/postgres/callRouter.ts';
 import { changeFeed } from '../adapters/postgres/changeFeed.ts';
-import type { SqlPool } from '../adapters/postgres/driver.ts';
+import { guardedPool, type SqlPool } from '../adapters/postgres/driver.ts';
 import { DEFAULT_SCHEMA, postgresStorage } from '../adapters/postgres/postgresStorage.ts';
 import { reservedConnection } from '../adapters/postgres/reservedConnection.ts';
 import { shardOf } from '../adapters/postgres/rowColumns.ts';
@@ -109,11 +109,13 @@ const sessionIn = (request: unknown): string => {
  * answers calls for any Session.
  */
 export async function createClusterService(options: ClusterServiceOptions): Promise<ClusterService> {
-  const { pool, schema, hostId, sessions, logger = consoleLogger } = options;
+  const { schema, hostId, sessions, logger = consoleLogger } = options;
+  // Every client of the cluster listens for socket errors while checked out (see guardedPool).
+  const pool = guardedPool(options.pool);
   const host: ShardHost = new ShardHost({
     shardOf,
     logger,
-    openShard: (shard) =>
+    openShard: (shard, epoch, current) =>
       createScheduleService({
         sessions,
         logger,
@@ -124,7 +126,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
           pool,
           ...(schema === undefined ? {} : { schema }),
           shards: [shard],
-          fence: { hostId, epochs: () => host.held() },
+          // Only while this term lasts: a service whose term ended commits nothing, even at the same epoch.
+          fence: { hostId, epochs: () => (current() ? new Map([[shard, epoch]]) : new Map()) },
         }),
       }).then((service) => {
         service.subscribe((change) => void feed.publish(change));
@@ -152,7 +155,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     ...(routing.pollMs === undefined ? {} : { pollMs: routing.pollMs }),
     ...(routing.listen === undefined ? {} : { listen: routing.listen }),
   });
-  const keeperPool = options.keeperPool ?? reservedConnection(pool);
+  const keeperPool = options.keeperPool === undefined ? reservedConnection(pool) : guardedPool(options.keeperPool);
   const keeper = shardKeeper({
     pool: keeperPool,
     hostId,
@@ -233,7 +236,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
         await host.close();
         await router.stop();
         await feed.stop();
-        if (keeperPool !== pool && options.keeperPool === undefined) await keeperPool.end();
+        if (options.keeperPool === undefined) await keeperPool.end();
       })();
       return closing;
     },

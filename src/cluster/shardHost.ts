@@ -5,7 +5,9 @@
 // The lease keeper tells it which shards it gained and lost; the router carries calls to other
 // Hosts and brings theirs here. A shard's service opens when its lease is gained (and, given
 // timers, opens again after a failed open) and closes when it is released (after the delivery in
-// flight) or lost (its commits are refused from then on).
+// flight) or lost. Each term of holding a shard is its own: the service of a term that ended can
+// commit nothing (its fence names no epoch from then on), even when this Host takes the shard
+// back at the same epoch, and the next term's service opens only once the last one has closed.
 import { ScheduleError } from '../domain/errors.ts';
 import type { Logger } from '../ports.ts';
 import type { ScheduleService } from '../service.ts';
@@ -13,8 +15,11 @@ import { answerOf, type RoutedAnswer, type RoutedCall, runRouted, settle } from 
 
 /** What a shard host needs: how to open a shard's service, how to reach the other Hosts, which shard a Session is in. */
 export interface ShardHostOptions {
-  /** Opens the service of a shard this Host now holds at `epoch`. */
-  openShard(shard: number, epoch: number): Promise<ScheduleService>;
+  /**
+   * Opens the service of a shard this Host now holds at `epoch`. `current()` is true while this
+   * term lasts: a fenced storage names the epoch only then.
+   */
+  openShard(shard: number, epoch: number, current: () => boolean): Promise<ScheduleService>;
   /** Hands a call to the Host that holds its Session's shard, and resolves to its answer. */
   route(call: RoutedCall): Promise<RoutedAnswer>;
   /** The shard (0–255) a Session belongs to. */
@@ -38,12 +43,16 @@ interface HeldShard {
   readonly epoch: number;
   /** The shard's service once open (rejects when it could not be opened). */
   readonly service: Promise<ScheduleService>;
+  /** `current` is true until the term ends (released, lost, or the Host closed). */
+  readonly term: { current: boolean };
   /** The pending attempt to open it again after a failed open. */
   retry?: unknown;
 }
 
 export class ShardHost {
   private readonly shards = new Map<number, HeldShard>();
+  /** The close of each shard's last term, which the next term's open waits for. */
+  private readonly closing = new Map<number, Promise<void>>();
   private closed = false;
 
   constructor(private readonly options: ShardHostOptions) {}
@@ -65,8 +74,10 @@ export class ShardHost {
 
   private open(shard: number, epoch: number, failures: number): void {
     if (this.closed) return;
-    const service = this.options.openShard(shard, epoch);
-    const held: HeldShard = { epoch, service };
+    const term = { current: true };
+    const previous = this.closing.get(shard) ?? Promise.resolve();
+    const service = previous.then(() => this.options.openShard(shard, epoch, () => term.current));
+    const held: HeldShard = { epoch, service, term };
     this.shards.set(shard, held);
     service.catch((error: unknown) => {
       const { reopen } = this.options;
@@ -91,17 +102,29 @@ export class ShardHost {
     // New calls go to the shard's next owner from now on; those already sent finish here.
     this.shards.delete(shard);
     if (held.retry !== undefined) this.options.reopen?.timers.clearTimeout(held.retry);
+    const closed = this.closeTerm(shard, held);
+    this.closing.set(shard, closed);
+    await closed;
+    if (this.closing.get(shard) === closed) this.closing.delete(shard);
+  }
+
+  /** The lease of `shard` was lost: its term ends at once (nothing more is committed there) and its service stops. */
+  async lost(shard: number): Promise<void> {
+    const held = this.shards.get(shard);
+    if (held !== undefined) held.term.current = false;
+    await this.release(shard);
+  }
+
+  /** Closes a term's service (a released term records its delivery in flight first); its fence names no epoch from then on. */
+  private async closeTerm(shard: number, held: HeldShard): Promise<void> {
     try {
       const service = await held.service;
       await service.close();
     } catch (error) {
       this.options.logger?.warn('A released shard did not close cleanly.', { shard, cause: error });
+    } finally {
+      held.term.current = false;
     }
-  }
-
-  /** The lease of `shard` was lost: nothing more is committed there; its service stops. */
-  lost(shard: number): Promise<void> {
-    return this.release(shard);
   }
 
   /** Runs a call that names a Session: here when this Host holds its shard, else at the Host that does. */

@@ -133,3 +133,48 @@ test('a closed Host refuses calls and holds nothing', async () => {
     code: 'internal_error',
   });
 });
+
+describe('terms of holding a shard', () => {
+  it('a lost term commits nothing from the moment it is lost, even when the shard is taken back at the same epoch, and the next term opens only after it closed', async () => {
+    const events: string[] = [];
+    const terms: Array<() => boolean> = [];
+    const host = new ShardHost({
+      shardOf,
+      logger: quiet,
+      openShard: async (shard, epoch, current) => {
+        const term = terms.push(current);
+        events.push(`open ${shard}@${epoch} term ${term}`);
+        const service = await createScheduleService({ sessions: createFakeSessions(), logger: quiet, storage: new MemoryStorage() });
+        const close = service.close.bind(service);
+        return Object.assign(service, {
+          close: async () => {
+            events.push(`closing term ${term} (current: ${current()})`);
+            await new Promise((resolve) => setImmediate(resolve));
+            await close();
+            events.push(`closed term ${term}`);
+          },
+        });
+      },
+      route: async () => ({ error: { code: 'persistence_uncertain', message: 'not used' } }),
+    });
+    hosts.push(host);
+    host.acquired(7, 1);
+    await host.whenIdle();
+    expect(terms[0]?.()).toBe(true);
+
+    const lost = host.lost(7);
+    // The term ended the moment it was lost: its fence names no epoch while its service closes.
+    expect(terms[0]?.()).toBe(false);
+    host.acquired(7, 1);
+    expect(host.held()).toEqual(new Map([[7, 1]]));
+    await lost;
+    await host.whenIdle();
+    expect(events).toEqual(['open 7@1 term 1', 'closing term 1 (current: false)', 'closed term 1', 'open 7@1 term 2']);
+    expect([terms[0]?.(), terms[1]?.()]).toEqual([false, true]);
+
+    // A released term stays current while it records its work in flight, then ends.
+    await host.release(7);
+    expect(events.at(-2)).toBe('closing term 2 (current: true)');
+    expect(terms[1]?.()).toBe(false);
+  });
+});

@@ -56,3 +56,37 @@ export function isConnectionFailure(error: unknown): boolean {
 
 /** The message of a failure, for error texts. */
 export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error));
+
+/**
+ * `pool` with every client it hands out listening for `error` while checked out. A `pg` client
+ * whose socket dies emits `error`; the query in flight fails with it (which is how callers learn
+ * of it), but with no listener the event itself would crash the process. A client released
+ * cleanly drops the listener; one released as broken keeps it until the pool discards it. The
+ * client's own `on`/`off` (notifications) stay reachable.
+ */
+export function guardedPool(pool: SqlPool): SqlPool {
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      const events = client as unknown as {
+        on?(event: string, fn: (...args: never[]) => void): unknown;
+        off?(event: string, fn: (...args: never[]) => void): unknown;
+      };
+      const ignore = () => undefined;
+      events.on?.('error', ignore);
+      const guarded: SqlClient = {
+        query: (text, values) => client.query(text, values),
+        release: (error) => {
+          if (error === undefined || error === false) events.off?.('error', ignore);
+          client.release(error);
+        },
+      };
+      if (typeof events.on !== 'function') return guarded;
+      return Object.assign(guarded, {
+        on: (event: string, fn: (...args: never[]) => void) => events.on?.(event, fn),
+        off: (event: string, fn: (...args: never[]) => void) => events.off?.(event, fn),
+      });
+    },
+    end: () => pool.end(),
+  };
+}

@@ -163,6 +163,14 @@ const toInt = (value: unknown): number => (typeof value === 'number' ? value : N
  */
 export async function migrate(client: SqlClient, schema: string): Promise<MigrationResult> {
   const quoted = quoteSchema(schema);
+  // A schema already at this version needs no lock: every storage of a cluster opens (one per
+  // shard) without queueing on the lock behind the others.
+  const present = await client.query('select to_regclass($1) is not null as present', [`${quoted}.schema_migrations`]);
+  if (present.rows[0]?.present === true) {
+    const current = await client.query(`select coalesce(max(version), 0) as version from ${quoted}.schema_migrations`);
+    const version = toInt(current.rows[0]?.version ?? 0);
+    if (version === SCHEMA_VERSION) return { from: version, to: version, applied: [] };
+  }
   const lockKey = `agent-schedule migrate ${schema}`;
   await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [lockKey]);
   try {
