@@ -1,7 +1,8 @@
 // Shard leases and fenced commits against a real server (`npm run test:postgres`; PG_TEST_URL),
 // with a pool wide enough for acquires to really run at once, and the lock a fenced commit holds
 // on its lease rows: while the commit's transaction is open, a Host acquiring the lease after it
-// expired skips the shard, and takes it only once the commit has ended; and a Host committing
+// expired skips the shard, and takes it only once the commit has ended, while the owner's renewal
+// of the same lease goes through without waiting for the commit; and a Host committing
 // without pause while another takes its shard over: no commit that began after the takeover is
 // written, and every refused one wrote nothing.
 import type pg from 'pg';
@@ -42,6 +43,10 @@ describe('fenced commits on the server: the lease lock', () => {
     try {
       await committing.query('begin');
       await checkFence(committing, `"${schema}"`, { hostId: 'a', epochs: () => fenceEpochs(held) }, [0]);
+      // The owner renews while the commit's transaction is open: the renewal does not wait for it.
+      const renewing = leases.renew('a', 400);
+      const first = await Promise.race([renewing, sleep(2_000).then(() => 'still waiting' as const)]);
+      expect(first).toMatchObject([{ shard: 0, epoch: 1 }]);
       // The lease expires while the commit's transaction is still open.
       while ((await leases.held('a')).length > 0) await sleep(50);
       expect(await leases.acquire({ hostId: 'b', leaseMs: 60_000, want: 1 })).toMatchObject([{ shard: 1, epoch: 1 }]);

@@ -200,7 +200,7 @@ export class CallRunner {
     await this.run(
       'The unstarted calls could not be handed back',
       `with lease as (
-         select shard, epoch from ${this.options.q}.shard_leases where owner = $2 order by shard for share
+         select shard, epoch from ${this.options.q}.shard_leases where owner = $2 order by shard for key share
        ), back as (
          update ${this.options.q}.routed_calls c
          set status = 'pending', claimed_by = null, claimed_epoch = null

@@ -1,8 +1,11 @@
 // Fenced commits: a storage given a fence checks, inside each commit's transaction and before it
 // writes, that this Host still holds the lease of every shard the batch touches, at the epoch it
-// believes, unexpired by the database's clock. The lease rows are locked `FOR SHARE` (in shard
-// order, as the lease calls lock them) until the transaction ends, so no other Host can take a
-// shard between the check and the write; a takeover waits for the commit, or skips the shard.
+// believes, unexpired by the database's clock. The lease rows are locked `FOR KEY SHARE` (in shard
+// order, as the lease calls lock them) until the transaction ends. A takeover or a release locks
+// the row `FOR UPDATE`, which that lock excludes, so no other Host can take a shard between the
+// check and the write: a takeover skips the shard and takes it on a later try. A renewal only
+// moves `expires_at` (`FOR NO KEY UPDATE`), which the lock lets through, so commits never hold
+// up the renewals that keep the leases alive.
 import { ScheduleError } from '../../domain/errors.ts';
 import { reasonOf, type SqlClient } from './driver.ts';
 
@@ -34,7 +37,7 @@ export class LeaseLostError extends ScheduleError {
 const quote = (value: unknown): string => JSON.stringify(String(value));
 
 /**
- * Locks the lease rows of `shards` (`FOR SHARE`, in order) and checks each against the fence.
+ * Locks the lease rows of `shards` (`FOR KEY SHARE`, in order) and checks each against the fence.
  * Call inside the commit's transaction, before any write. Answers the epochs it checked (the
  * rows written record them).
  *
@@ -62,7 +65,7 @@ export async function checkFence(
   const sorted = [...new Set(shards)].sort((a, b) => a - b);
   const result = await client.query(
     `select shard, owner, epoch::text as epoch, expires_at > now() as live
-     from ${quotedSchema}.shard_leases where shard = any($1::smallint[]) order by shard for share`,
+     from ${quotedSchema}.shard_leases where shard = any($1::smallint[]) order by shard for key share`,
     [sorted],
   );
   const rows = new Map(result.rows.map((r) => [Number(r.shard), r]));

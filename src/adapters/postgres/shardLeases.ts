@@ -166,7 +166,7 @@ export class ShardLeases {
     const result = await this.run(
       'No shard lease could be renewed',
       `with mine as (
-         select shard from ${q}.shard_leases where owner = $1 order by shard for update
+         select shard from ${q}.shard_leases where owner = $1 order by shard for no key update
        )
        update ${q}.shard_leases as l
        set expires_at = now() + $2::bigint * interval '1 millisecond'
