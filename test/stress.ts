@@ -3,8 +3,9 @@
 // processes (`test/storage/lockRaceStress.ts [rounds] [seed]`, 500 rounds), the Host's peak
 // resident set with 20 stalled event-stream readers and 800 deliveries
 // (`test/reliability/hostStreams.ts [deliveries] [clients]`), then the reliability checks at
-// length (`test/reliability/stress.ts [seed]`). Each part runs in its own process; the first
-// failing part stops the run with its exit code.
+// length (`test/reliability/stress.ts [seed]`), then 100 multi-process fault trials of the
+// PostgreSQL cluster (`test/cluster/trial/run.ts [trials] [seed]`, PG_TEST_URL). Each part runs
+// in its own process; the first failing part stops the run with its exit code.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -14,6 +15,7 @@ const parts: Array<[string, string[]]> = [
   ['storage/lockRaceStress.ts', ['500', ...(seed === undefined ? [] : [seed])]],
   ['reliability/hostStreams.ts', ['800', '20']],
   ['reliability/stress.ts', seed === undefined ? [] : [seed]],
+  ['cluster/trial/run.ts', ['100', ...(seed === undefined ? [] : [seed])]],
 ];
 
 for (const [file, args] of parts) {

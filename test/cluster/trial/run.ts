@@ -1,0 +1,87 @@
+// `tsx test/cluster/trial/run.ts [trials] [seed]` (and `npm run test:cluster`: 5 trials): runs
+// the multi-process fault trials of the PostgreSQL cluster (clusterTrial.ts) one after another on
+// the database at PG_TEST_URL (default postgres://postgres@127.0.0.1:5432/test), printing one JSON
+// line of figures per trial and a summary line at the end; the first failing trial stops the run
+// with exit code 1 and names the schema it kept. `CLUSTER_TRIAL_FAULT=<kind>` runs that fault only. A database that does not answer stops it first,
+// with one line naming the URL.
+import pg from 'pg';
+import { FAULTS, type FaultKind, runClusterTrial, TrialFailure, type TrialFigures } from './clusterTrial.ts';
+
+const trials = Number(process.argv[2] ?? 5);
+const seed = Number(process.argv[3] ?? Date.now() % 1_000_000);
+/** `CLUSTER_TRIAL_FAULT=<kind>` runs only that fault. */
+const only = process.env.CLUSTER_TRIAL_FAULT as FaultKind | undefined;
+if (only !== undefined && !FAULTS.includes(only)) throw new Error(`CLUSTER_TRIAL_FAULT must be one of ${FAULTS.join(', ')}`);
+const url = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const admin = new pg.Pool({
+  connectionString: url,
+  max: 4,
+  application_name: 'agent-schedule-cluster-trials',
+  connectionTimeoutMillis: 5000,
+});
+admin.on('error', () => undefined);
+try {
+  await admin.query('select 1');
+} catch (error) {
+  console.error(`The cluster trials need PostgreSQL at ${url} (PG_TEST_URL), which does not answer: ${(error as Error).message}`);
+  await admin.end().catch(() => undefined);
+  process.exit(2);
+}
+
+/** `CLUSTER_TRIAL_KEEP_GOING=1` goes on after a failed trial (each failure printed as a JSON line too). */
+const keepGoing = process.env.CLUSTER_TRIAL_KEEP_GOING === '1';
+const all: TrialFigures[] = [];
+const failed: Array<{ trial: number; fault?: string }> = [];
+try {
+  for (let trial = 1; trial <= trials; trial++) {
+    try {
+      const figures = await runClusterTrial({ trial, seed, url, admin, ...(only === undefined ? {} : { fault: only }) });
+      all.push(figures);
+      console.log(JSON.stringify(figures));
+    } catch (error) {
+      const failure = error instanceof TrialFailure ? error : undefined;
+      console.error((error as Error).message);
+      failed.push({ trial, ...(failure?.fault === undefined ? {} : { fault: failure.fault }) });
+      console.log(
+        JSON.stringify({
+          trial,
+          failed: true,
+          fault: failure?.fault,
+          schema: failure?.schema,
+          problems: failure?.problems.length,
+          firstProblems: failure?.problems.slice(0, 3),
+          figures: failure?.figures,
+        }),
+      );
+      if (!keepGoing) break;
+    }
+  }
+} finally {
+  await admin.end();
+}
+const exitCode = failed.length === 0 ? 0 : 1;
+
+const byFault = Object.fromEntries(FAULTS.map((f) => [f, all.filter((t) => t.fault === f).length]));
+const delays = all.map((t) => t.worstDelayMs).sort((a, b) => a - b);
+const takeovers = all.flatMap((t) => (t.takeoverMs === null ? [] : [t.takeoverMs])).sort((a, b) => a - b);
+const mid = (values: number[]) => values[Math.floor((values.length - 1) / 2)] ?? 0;
+console.log(
+  JSON.stringify({
+    summary: 'cluster trials',
+    seed,
+    trials: all.length,
+    failures: failed.length,
+    failedByFault: Object.fromEntries(FAULTS.map((f) => [f, failed.filter((t) => t.fault === f).length])),
+    byFault,
+    worstDelayMs: delays.at(-1) ?? 0,
+    medianWorstDelayMs: mid(delays),
+    medianDelayMs: mid(all.map((t) => t.medianDelayMs).sort((a, b) => a - b)),
+    takeoverMs: { median: mid(takeovers), worst: takeovers.at(-1) ?? 0 },
+    callsAcknowledged: all.reduce((n, t) => n + t.callsAcknowledged, 0),
+    remindersDelivered: all.reduce((n, t) => n + t.remindersDelivered, 0),
+    redeliveries: all.reduce((n, t) => n + t.redeliveries, 0),
+    duplicatesDropped: all.reduce((n, t) => n + t.duplicatesDropped, 0),
+  }),
+);
+process.exit(exitCode);
