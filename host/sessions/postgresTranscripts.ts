@@ -90,9 +90,15 @@ async function withClient<T>(pool: SqlPool, work: (client: SqlClient) => Promise
   }
 }
 
+/**
+ * How long a transcript transaction may sit idle holding a Session's lock before the server ends
+ * it: a replica paused in the middle of a flush must not keep the others from that Session.
+ */
+const TRANSACTION_IDLE_MS = 5_000;
+
 /** Runs `work` in one transaction, rolled back when it throws. */
 async function inTransaction<T>(client: SqlClient, work: () => Promise<T>): Promise<T> {
-  await client.query('begin');
+  await client.query(`begin; set local idle_in_transaction_session_timeout = ${TRANSACTION_IDLE_MS}`);
   try {
     const result = await work();
     await client.query('commit');

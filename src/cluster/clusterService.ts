@@ -13,7 +13,7 @@ import { DEFAULT_SCHEMA, postgresStorage } from '../adapters/postgres/postgresSt
 import { reservedConnection } from '../adapters/postgres/reservedConnection.ts';
 import { shardOf } from '../adapters/postgres/rowColumns.ts';
 import type { KeeperTimers, StepReport } from '../adapters/postgres/shardKeeper.ts';
-import { shardKeeper } from '../adapters/postgres/shardKeeper.ts';
+import { DEFAULT_LEASE_MS, shardKeeper } from '../adapters/postgres/shardKeeper.ts';
 import { isScheduleError } from '../domain/errors.ts';
 import type { ScheduleInspectionEvent } from '../inspector/inspectionEvent.ts';
 import type { Clock, Logger, SessionController } from '../ports.ts';
@@ -127,7 +127,12 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
           ...(schema === undefined ? {} : { schema }),
           shards: [shard],
           // Only while this term lasts: a service whose term ended commits nothing, even at the same epoch.
-          fence: { hostId, epochs: () => (current() ? new Map([[shard, epoch]]) : new Map()) },
+          fence: {
+            hostId,
+            epochs: () => (current() ? new Map([[shard, epoch]]) : new Map()),
+            // A Host paused mid-commit frees its lease locks well before its leases expire.
+            idleTimeoutMs: Math.max(1_000, Math.floor((options.leaseMs ?? DEFAULT_LEASE_MS) / 3)),
+          },
         }),
       }).then((service) => {
         service.subscribe((change) => void feed.publish(change));

@@ -193,6 +193,9 @@ export function describeShardLeases(name: string, backend: () => LeaseBackend): 
         expect.stringContaining('whole numbers 0-255, not [256]'),
       ]);
       expect(() => postgresStorage({ pool: backend().pool, fence: { hostId: '', epochs: () => new Map() } })).toThrow(/host id/);
+      expect(() => postgresStorage({ pool: backend().pool, fence: { hostId: 'a', epochs: () => new Map(), idleTimeoutMs: 0.5 } })).toThrow(
+        "A fence's idleTimeoutMs is a whole number of ms from 1 to 86400000, not 0.5.",
+      );
     });
 
     it('an unreachable database answers persistence_uncertain; a later call migrates and works', async () => {

@@ -6,6 +6,7 @@
 // without pause while another takes its shard over: no commit that began after the takeover is
 // written, and every refused one wrote nothing.
 import type pg from 'pg';
+import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { checkFence } from '../../src/adapters/postgres/fence.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { fenceEpochs, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
@@ -102,5 +103,52 @@ describe('fenced commits on the server: the lease lock', () => {
     const stored = await run(admin, `select version::int as version, row->'record'->>'title' as title from "${schema}".tasks`);
     // Once the lease expired every commit was refused, so the written ones are the first `written`.
     expect(stored.rows).toEqual([{ version: written + 1, title: `Version ${written}` }]);
+  });
+
+  it('a Host paused in the middle of a commit does not keep its shard: the server ends the idle transaction and a takeover goes ahead', async () => {
+    const schema = randomSchema();
+    schemas.push(schema);
+    const leases = shardLeases({ pool: wide, schema });
+    const epochs = fenceEpochs(await leases.acquire({ hostId: 'a', leaseMs: 60_000, want: 1 }));
+    // Every other shard is held elsewhere, so shard 0 is the only one a takeover can get.
+    await run(admin, `update "${schema}".shard_leases set owner = 'c', epoch = 1, expires_at = now() + interval '1 hour' where shard <> 0`);
+    // The Host stalls after its fence check: the write is sent only 3 s later.
+    const sent: string[] = [];
+    const stalling: SqlPool = {
+      connect: async () => {
+        const client = await wide.connect();
+        client.on('error', () => undefined);
+        return {
+          query: async (text: string, values?: readonly unknown[]) => {
+            sent.push(text.split('\n')[0] ?? '');
+            if (text.trimStart().startsWith('insert into')) await sleep(3_000);
+            return client.query(text, values as unknown[]);
+          },
+          release: (error?: Error | boolean) => client.release(error),
+        };
+      },
+      end: async () => undefined,
+    };
+    const storage = postgresStorage({ pool: stalling, schema, fence: { hostId: 'a', epochs: () => epochs, idleTimeoutMs: 300 } });
+    await storage.open();
+    const started = performance.now();
+    const commit = storage.commit({ puts: [row(1, 'every', sessionIn(0))], deletes: [] }).then(
+      () => 'written',
+      (error: unknown) => (error as { code?: string }).code,
+    );
+    await sleep(100);
+    await run(admin, `update "${schema}".shard_leases set expires_at = now() - interval '1 second' where shard = 0`);
+    let taken: unknown[] = [];
+    while (taken.length === 0 && performance.now() - started < 2_500) {
+      taken = await leases.acquire({ hostId: 'b', leaseMs: 60_000, want: 1 });
+      if (taken.length === 0) await sleep(50);
+    }
+    // Taken while the paused commit still waited: its locks went with its ended transaction.
+    expect(taken).toMatchObject([{ shard: 0, epoch: 2 }]);
+    expect(performance.now() - started).toBeLessThan(2_500);
+    expect(await commit).toBe('persistence_uncertain');
+    expect(sent).toContain('begin; set local idle_in_transaction_session_timeout = 300');
+    expect((await run(admin, `select count(*)::int as n from "${schema}".tasks`)).rows).toEqual([{ n: 0 }]);
+    await storage.close();
   });
 });

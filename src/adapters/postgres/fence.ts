@@ -15,7 +15,17 @@ export interface LeaseFence {
   readonly hostId: string;
   /** The epoch this Host holds each shard at (read at each commit; see `fenceEpochs`). */
   readonly epochs: () => ReadonlyMap<number, number>;
+  /**
+   * How long a commit's transaction may sit idle, holding its lease locks, before the server ends
+   * it (`idle_in_transaction_session_timeout`), in ms; default 5000. A Host paused in the middle
+   * of a commit (stopped, or stalled) must not keep the other Hosts from taking its shards once
+   * its leases expire: keep it below the lease.
+   */
+  readonly idleTimeoutMs?: number;
 }
+
+/** {@link LeaseFence.idleTimeoutMs} when the fence names none. */
+export const FENCE_IDLE_TIMEOUT_MS = 5_000;
 
 /**
  * A commit refused because this Host no longer holds (or never held) the lease of a shard it

@@ -18,7 +18,7 @@ import type { TaskRow } from '../../domain/types.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
 import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool } from './driver.ts';
-import { checkFence, type LeaseFence } from './fence.ts';
+import { checkFence, FENCE_IDLE_TIMEOUT_MS, type LeaseFence } from './fence.ts';
 import { migrate, quoteSchema } from './migrations.ts';
 import { createPgPool } from './pgPool.ts';
 import { encodeStoredRow, shardOf } from './rowColumns.ts';
@@ -100,6 +100,13 @@ export class PostgresStorage implements ScheduleStorage {
     if (options.fence !== undefined) {
       checkHostId(options.fence.hostId);
       if (typeof options.fence.epochs !== 'function') throw new ScheduleError('internal_error', 'A fence needs an epochs() function.');
+      const idle = options.fence.idleTimeoutMs;
+      if (idle !== undefined && !(Number.isInteger(idle) && idle >= 1 && idle <= 86_400_000)) {
+        throw new ScheduleError(
+          'internal_error',
+          `A fence's idleTimeoutMs is a whole number of ms from 1 to 86400000, not ${String(idle)}.`,
+        );
+      }
     }
     if (options.shards !== undefined && typeof options.shards !== 'function') checkShards(options.shards);
   }
@@ -246,7 +253,13 @@ export class PostgresStorage implements ScheduleStorage {
     const client = await this.connect('The schedule change could not be sent: the database cannot be reached');
     let broken: Error | undefined;
     try {
-      await client.query('begin');
+      const fence = this.options.fence;
+      // A fenced commit's locks outlive a paused Host only briefly (see LeaseFence.idleTimeoutMs).
+      await client.query(
+        fence === undefined
+          ? 'begin'
+          : `begin; set local idle_in_transaction_session_timeout = ${fence.idleTimeoutMs ?? FENCE_IDLE_TIMEOUT_MS}`,
+      );
       try {
         await this.writeStatements(client, batch);
       } catch (error) {
