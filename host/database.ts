@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type { NotificationListener } from '../src/adapters/postgres/callRouter.ts';
-import { guardedPool } from '../src/adapters/postgres/driver.ts';
 import { createPgPool, DEFAULT_SCHEMA, type SqlPool } from '../src/adapters/postgres/index.ts';
 import type { FileSessions } from './sessions/fileSessions.ts';
 import { createPostgresSessions } from './sessions/postgresSessions.ts';
@@ -103,13 +102,11 @@ export async function openHostDatabase(
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const own = options.pool === undefined;
   if (own && options.url === undefined) throw new Error('A Host on PostgreSQL needs a database URL or a pool.');
-  const given =
+  const pool =
     options.pool ??
     (await createPgPool({ connectionString: options.url ?? '', applicationName: HOST_APPLICATION_NAME, queryTimeoutMs: 30_000 }));
-  // A client whose socket dies while checked out must not crash the Host (see guardedPool).
-  const pool = guardedPool(given);
   const end = async () => {
-    if (own) await given.end().catch(() => undefined);
+    if (own) await pool.end().catch(() => undefined);
   };
   try {
     await createTranscriptTables(pool, schema);

@@ -8,7 +8,7 @@
 // `host_id` (nullable, added to older tables at start) is the Host that wrote it — for a reminder,
 // the replica that delivered it.
 import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { isConnectionFailure } from '../../src/adapters/postgres/driver.ts';
+import { guardedPool, isConnectionFailure } from '../../src/adapters/postgres/driver.ts';
 import { migrate, quoteSchema } from '../../src/adapters/postgres/migrations.ts';
 import type { TranscriptLine } from './transcript.ts';
 
@@ -76,9 +76,13 @@ export function transcriptTables(schema: string): TranscriptTables {
   };
 }
 
-/** Runs `work` on one client of `pool`; a client whose connection failed is discarded. */
+/**
+ * Runs `work` on one client of `pool`; a client whose connection failed is discarded. The client
+ * listens for socket errors while checked out (guardedPool), so a dead connection fails the query
+ * instead of crashing the process.
+ */
 async function withClient<T>(pool: SqlPool, work: (client: SqlClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const client = await guardedPool(pool).connect();
   let broken: Error | undefined;
   try {
     return await work(client);
