@@ -26,9 +26,21 @@ export interface Hold {
 /** Longest hold; the parent's kill comes within milliseconds. */
 const HOLD_MS = 10_000;
 
-/** Writes one JSON line to stdout synchronously, so it is out before the next step runs. */
+/**
+ * Writes one JSON line to stdout synchronously, so it is out before the next step runs. A pipe
+ * the parent has not drained yet answers EAGAIN (stdout is non-blocking): the rest is written
+ * again until it is all out.
+ */
 export const emit = (event: Record<string, unknown>): void => {
-  writeSync(1, `${JSON.stringify(event)}\n`);
+  const bytes = Buffer.from(`${JSON.stringify(event)}\n`);
+  for (let written = 0; written < bytes.length; ) {
+    try {
+      written += writeSync(1, bytes, written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
 };
 
 /** Counts announcements and holds at the chosen one. */

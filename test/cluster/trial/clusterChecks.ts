@@ -214,7 +214,10 @@ const CLOCK_SLACK_MS = 50;
  * delivery's commit had not landed (the flush→commit window was cut: a kill, a stop, a lost
  * lease) or when the Host redelivering no longer owned the shard (its commit is refused); it is a
  * problem when the Host owned the shard and the reminder had been recorded before its term began,
- * or within its term by itself. Answers the redeliveries and how many the Sessions dropped
+ * or within its term by itself. A followup of a Host that held the shard in an earlier term
+ * ending less than `staleWindowMs` before it may be that term's attempt in flight (a Host stopped
+ * mid-attempt finishes its flush when it runs again, before it closes that term's service; the
+ * commit is refused): allowed too. Answers the redeliveries and how many the Sessions dropped
  * (answered with the message already holding the reminder).
  */
 export function checkRedeliveries(
@@ -222,6 +225,7 @@ export function checkRedeliveries(
   facts: TranscriptFacts,
   audit: DeliveryAudit,
   retaken: ReadonlyMap<string, ReadonlyArray<{ shard: number; epoch: number; at: number }>> = new Map(),
+  staleWindowMs = 0,
 ): { problems: string[]; redeliveries: number; dropped: number } {
   const out = { problems: [] as string[], redeliveries: 0, dropped: 0 };
   const first = new Set<string>();
@@ -242,6 +246,11 @@ export function checkRedeliveries(
       const terms = audit.terms.get(shardOf(seen.sessionId)) ?? [];
       const term = terms.filter((t) => t.at <= seen.at + CLOCK_SLACK_MS).at(-1);
       if (term === undefined || term.owner !== seen.hostId) continue;
+      // An earlier term of this Host on the shard that ended just before: its attempt in flight.
+      const ended = terms.some(
+        (t, i) => t.owner === seen.hostId && t.epoch < term.epoch && (terms[i + 1]?.at ?? 0) > seen.at - staleWindowMs,
+      );
+      if (ended) continue;
       const before = (audit.recorded.get(key) ?? []).filter((c) => c.at < seen.at - CLOCK_SLACK_MS);
       const stale = before.find((c) => c.at < term.at - CLOCK_SLACK_MS || (c.host === seen.hostId && c.epoch === term.epoch));
       if (stale === undefined) continue;

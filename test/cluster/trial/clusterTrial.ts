@@ -313,6 +313,7 @@ export async function runClusterTrial(options: {
       facts,
       await readDeliveryAudit(admin, schema),
       new Map(hosts.map((h) => [h.hostId, h.retaken] as const)),
+      LEASE_MS,
     );
     problems.push(...again.problems);
     const audit = await checkAudit(admin, schema);
