@@ -1,17 +1,23 @@
-// `tsx test/cluster/trial/run.ts [trials] [seed]` (and `npm run test:cluster`: 5 trials): runs
-// the multi-process fault trials of the PostgreSQL cluster (clusterTrial.ts) one after another on
-// the database at PG_TEST_URL (default postgres://postgres@127.0.0.1:5432/test), printing one JSON
-// line of figures per trial and a summary line at the end; the first failing trial stops the run
-// with exit code 1 and names the schema it kept. `CLUSTER_TRIAL_FAULT=<kind>` runs that fault only. A database that does not answer stops it first,
-// with one line naming the URL.
+// `tsx test/cluster/trial/run.ts [trials] [seed]`: runs the multi-process fault trials of the
+// PostgreSQL cluster (clusterTrial.ts) one after another on the database at PG_TEST_URL (default
+// postgres://postgres@127.0.0.1:5432/test), printing one JSON line of figures per trial and a
+// summary line at the end; the first failing trial stops the run with exit code 1 and names the
+// schema it kept. The fault of each trial follows from the seed, unless `CLUSTER_TRIAL_FAULT=<kind>`
+// names one or `CLUSTER_TRIAL_FAULTS=<kind>,…` a cycle. `npm run test:cluster` runs 5 trials, one
+// of each fault but the stop past the lease (which `npm run stress` runs: see RELIABILITY.md). A
+// database that does not answer stops it first, with one line naming the URL.
 import pg from 'pg';
 import { FAULTS, type FaultKind, runClusterTrial, TrialFailure, type TrialFigures } from './clusterTrial.ts';
 
 const trials = Number(process.argv[2] ?? 5);
 const seed = Number(process.argv[3] ?? Date.now() % 1_000_000);
-/** `CLUSTER_TRIAL_FAULT=<kind>` runs only that fault. */
+/** `CLUSTER_TRIAL_FAULT=<kind>` runs only that fault; `CLUSTER_TRIAL_FAULTS=<kind>,<kind>…` cycles through those, one per trial. */
 const only = process.env.CLUSTER_TRIAL_FAULT as FaultKind | undefined;
 if (only !== undefined && !FAULTS.includes(only)) throw new Error(`CLUSTER_TRIAL_FAULT must be one of ${FAULTS.join(', ')}`);
+const cycle = (process.env.CLUSTER_TRIAL_FAULTS ?? '').split(',').filter((kind) => kind !== '') as FaultKind[];
+const unknownFault = cycle.find((kind) => !FAULTS.includes(kind));
+if (unknownFault !== undefined) throw new Error(`CLUSTER_TRIAL_FAULTS names ${unknownFault}; the faults are ${FAULTS.join(', ')}`);
+const faultOf = (trial: number): FaultKind | undefined => only ?? cycle[(trial - 1) % cycle.length];
 const url = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const admin = new pg.Pool({
@@ -36,7 +42,8 @@ const failed: Array<{ trial: number; fault?: string }> = [];
 try {
   for (let trial = 1; trial <= trials; trial++) {
     try {
-      const figures = await runClusterTrial({ trial, seed, url, admin, ...(only === undefined ? {} : { fault: only }) });
+      const fault = faultOf(trial);
+      const figures = await runClusterTrial({ trial, seed, url, admin, ...(fault === undefined ? {} : { fault }) });
       all.push(figures);
       console.log(JSON.stringify(figures));
     } catch (error) {
