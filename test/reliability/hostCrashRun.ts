@@ -10,6 +10,7 @@ import { type AcceleratedClockAnchor, realNow } from './acceleratedClock.ts';
 import type { HostCrashChildOptions } from './hostCrashChild.ts';
 import type { ProbePoint } from './hostCrashProbe.ts';
 import type { WorkloadOp } from './hostCrashWorkload.ts';
+import { readJsonLines } from './jsonLines.ts';
 
 const CHILD = join(import.meta.dirname, 'hostCrashChild.ts');
 
@@ -140,28 +141,12 @@ export function runChild(options: HostCrashChildOptions, plan: KillPlan, hooks: 
       if (plan.kind === 'point' && event.e === plan.point && event.n === plan.n) kill(PHASE_OF[plan.point]);
     };
 
-    let buffered = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr += chunk;
     });
-    child.stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        let event: ChildEvent;
-        try {
-          event = JSON.parse(line) as ChildEvent;
-        } catch {
-          run.errors.push(`unexpected output: ${line.slice(0, 200)}`);
-          continue;
-        }
-        onEvent(event);
-      }
-    });
+    readJsonLines<ChildEvent>(child.stdout, onEvent, (line) => run.errors.push(`unexpected output: ${line.slice(0, 200)}`));
     child.on('error', (error) => {
       kill('at a random moment');
       reject(error);

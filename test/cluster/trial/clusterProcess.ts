@@ -4,6 +4,7 @@
 // moments its plan names and check afterwards what each Host did.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { readJsonLines } from '../../reliability/jsonLines.ts';
 import type { ClusterCall, ClusterChildOptions } from './clusterChild.ts';
 
 const CHILD = join(import.meta.dirname, 'clusterChild.ts');
@@ -65,27 +66,15 @@ export class ClusterHostProcess {
         resolve();
       });
     });
-    let buffered = '';
-    this.child.stdout.setEncoding('utf8');
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-4000);
     });
-    this.child.stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        let event: ChildEvent;
-        try {
-          event = JSON.parse(line) as ChildEvent;
-        } catch {
-          this.errors.push(`unexpected output: ${line.slice(0, 200)}`);
-          continue;
-        }
-        this.onEvent(event);
-      }
-    });
+    readJsonLines<ChildEvent>(
+      this.child.stdout,
+      (event) => this.onEvent(event),
+      (line) => this.errors.push(`unexpected output: ${line.slice(0, 200)}`),
+    );
   }
 
   get hostId(): string {
