@@ -5,44 +5,21 @@
 // them; the drift report covers every shard; a re-anchor is run by the Session's owner; and the
 // topology names both Hosts and every shard's owner and epoch.
 import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
-import { type ClusterService, createClusterService } from '../../src/cluster/clusterService.ts';
+import type { ClusterService } from '../../src/cluster/clusterService.ts';
 import type { CatalogEntry } from '../../src/index.ts';
-import { createFakeSessions, createManualClock } from '../../src/testing.ts';
-import { pgliteListener, randomSchema, usePglite } from '../storage/postgresHarness.ts';
+import { pgliteListener, usePglite } from '../storage/postgresHarness.ts';
+import { clusterOn, settledPair } from './clusterSuite.ts';
 
 const db = usePglite();
-const quiet = { warn() {}, error() {} };
 const hosts: ClusterService[] = [];
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close();
 });
 
 async function pair() {
-  const schema = randomSchema();
-  db.schemas.push(schema);
-  const clock = createManualClock('2030-01-01T08:00:00.000Z');
-  const sessions = createFakeSessions();
-  const join = async (hostId: string) => {
-    const host = await createClusterService({
-      pool: db.pool,
-      schema,
-      hostId,
-      sessions,
-      clock,
-      logger: quiet,
-      autoStart: false,
-      keeperPool: db.pool,
-      routing: { timeoutMs: 5_000, pollMs: 25, listen: pgliteListener(() => db.db) },
-    });
-    hosts.push(host);
-    return host;
-  };
-  const a = await join('host-a');
-  const b = await join('host-b');
-  for (let round = 0; round < 3; round++) {
-    await a.step();
-    await b.step();
-  }
+  const c = clusterOn({ pool: db.pool, schemas: db.schemas, listen: pgliteListener(() => db.db), keeperPool: db.pool }, hosts);
+  const [a, b] = await settledPair(c);
+  const { clock, sessions } = c;
   const heldBy = (owner: ClusterService, from = 0) => {
     for (let i = from; ; i++) if (owner.held().has(shardOf(`user-${i}`))) return `user-${i}`;
   };

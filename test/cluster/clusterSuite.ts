@@ -29,31 +29,32 @@ let backend: ClusterBackend;
 
 const hosts: ClusterService[] = [];
 
-function cluster() {
+/** A fresh schema on `on`, one manual clock and one set of fake Sessions; `join` adds a Host (closed by whoever empties `into`). */
+export function clusterOn(on: ClusterBackend, into: ClusterService[]) {
   const schema = randomSchema();
-  backend.schemas.push(schema);
+  on.schemas.push(schema);
   const clock = createManualClock(T0);
   const sessions = createFakeSessions();
   const join = async (hostId: string): Promise<ClusterService> => {
     const host = await createClusterService({
-      pool: backend.pool,
+      pool: on.pool,
       schema,
       hostId,
       sessions,
       clock,
       logger: quiet,
       autoStart: false,
-      ...(backend.keeperPool === undefined ? {} : { keeperPool: backend.keeperPool }),
-      routing: { timeoutMs: 5_000, pollMs: 25, ...(backend.listen === undefined ? {} : { listen: backend.listen }) },
+      ...(on.keeperPool === undefined ? {} : { keeperPool: on.keeperPool }),
+      routing: { timeoutMs: 5_000, pollMs: 25, ...(on.listen === undefined ? {} : { listen: on.listen }) },
     });
-    hosts.push(host);
+    into.push(host);
     return host;
   };
   return { schema, clock, sessions, join };
 }
 
 /** Hosts A and B joined and stepped until their shares settled. */
-async function settledPair(c: ReturnType<typeof cluster>): Promise<[ClusterService, ClusterService]> {
+export async function settledPair(c: ReturnType<typeof clusterOn>): Promise<[ClusterService, ClusterService]> {
   const a = await c.join('host-a');
   const b = await c.join('host-b');
   for (let round = 0; round < 3; round++) {
@@ -80,7 +81,7 @@ export function describeCluster(name: string, backendOf: () => ClusterBackend): 
     });
 
     test('two Hosts split the shards and answer calls for any Session as its owner would', async () => {
-      const c = cluster();
+      const c = clusterOn(backend, hosts);
       const [a, b] = await settledPair(c);
       expect([a.held().size, b.held().size]).toEqual([128, 128]);
       const atB = sessionHeldBy(b);
@@ -98,7 +99,7 @@ export function describeCluster(name: string, backendOf: () => ClusterBackend): 
     });
 
     test('a Host that leaves hands its shards over; the other restores their tasks and answers alone', async () => {
-      const c = cluster();
+      const c = clusterOn(backend, hosts);
       const [a, b] = await settledPair(c);
       const atB = sessionHeldBy(b);
       const created = await a.callTool(atB, 'schedule_create', { ...create, after_seconds: 3600 });
@@ -116,7 +117,7 @@ export function describeCluster(name: string, backendOf: () => ClusterBackend): 
     });
 
     test('a change made at one Host reaches the subscribers of every Host, once each', async () => {
-      const c = cluster();
+      const c = clusterOn(backend, hosts);
       const [a, b] = await settledPair(c);
       const seen: string[] = [];
       a.subscribe((change) => seen.push(`A ${change.sessionId} ${change.ids.join(',')}`));
@@ -131,7 +132,7 @@ export function describeCluster(name: string, backendOf: () => ClusterBackend): 
     });
 
     test('a Host whose lease was taken commits nothing there: the call answers persistence_uncertain', async () => {
-      const c = cluster();
+      const c = clusterOn(backend, hosts);
       const a = await c.join('host-a');
       await a.step();
       expect(a.held().size).toBe(256);
