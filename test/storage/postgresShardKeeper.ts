@@ -192,6 +192,34 @@ export function describeShardKeeper(name: string, backend: () => KeeperBackend):
       await agrees(schema, a, b);
     });
 
+    it('a running keeper steps as soon as another Host’s lease runs out, not at its next tick, and takes its shards then', async () => {
+      const schema = schemaOf();
+      const log: string[] = [];
+      const a = keeperOn(schema, 'a', log, { leaseMs: 400 });
+      const clock = manualTimers();
+      const b = keeperOn(schema, 'b', log, { leaseMs: 60_000, timers: clock.timers });
+      expect((await a.step()).acquired).toHaveLength(256);
+      const started = performance.now();
+      expect(await b.start()).toMatchObject({ liveHosts: 2, share: 128, acquired: [] });
+      // a's membership and leases run out within 400 ms of its step; b's tick is brought forward
+      // from 20 s to then (plus a little slack). b holds nothing yet, so no deadline is pending.
+      const [early, ...rest] = clock.pending();
+      expect(early).toBeGreaterThan(0);
+      expect(early).toBeLessThanOrEqual(400 + 25 + Math.ceil(performance.now() - started));
+      expect(rest).toEqual([]);
+      // a stops stepping. Once the database lets its leases go, b's early tick takes them all.
+      const leases = shardLeases({ pool: backend().pool, schema });
+      while ((await leases.held('a')).length > 0) await sleep(20);
+      clock.advance(early as number);
+      await vi.waitFor(() => expect(b.held().size).toBe(256), { timeout: 5000, interval: 5 });
+      expect([...b.held().values()].every((epoch) => epoch === 2)).toBe(true);
+      // Nothing else is about to lapse, so the loop is back to a step every third of the lease,
+      // beside the deadline of the leases b now holds.
+      await vi.waitFor(() => expect(clock.pending()).toEqual([20_000, 60_000]), { timeout: 5000, interval: 5 });
+      await b.stop();
+      expect(clock.pending()).toEqual([]);
+    });
+
     it('an unreachable database is survived: the leases are lost once their deadline passes on the keeper’s clock, taken back when it answers again', async () => {
       const schema = schemaOf();
       const log: string[] = [];

@@ -2,7 +2,8 @@
 // heartbeat inserts or extends its row (`expires_at`, by the database's clock) and, in the same
 // statement, reads the live Hosts in the order they joined, so every Host counts and ranks them
 // alike. A Host whose row expired is not live; when it beats again it rejoins as a newcomer. Rows
-// expired for a day are swept by the next heartbeat of any Host.
+// expired for a day are swept by the next heartbeat of any Host. The same statement answers when the
+// next other Host's membership or lease runs out, so a keeper can step right then.
 import type { SqlPool } from './driver.ts';
 import { quoteSchema } from './migrations.ts';
 import { SchemaQueries } from './schemaQueries.ts';
@@ -16,6 +17,13 @@ export interface ClusterView {
   readonly rank: number;
   /** The database's clock when the heartbeat ran, in ms since the epoch. */
   readonly databaseNowMs: number;
+  /**
+   * The earliest instant (database clock, ms since the epoch) at which another Host's membership
+   * or a lease another Host owns runs out, unless renewed first; `null` when none is pending. A
+   * Host that renews on time is always at least two thirds of a lease away, so an instant closer
+   * than the next step means a Host has missed its renewals.
+   */
+  readonly nextLapseMs: number | null;
 }
 
 /** Options of {@link ClusterHosts}. */
@@ -56,7 +64,11 @@ export class ClusterHosts {
        ), swept as (
          delete from ${q}.cluster_hosts where expires_at < now() - interval '1 day' and host_id <> $1
        )
-       select host_id, floor(extract(epoch from now()) * 1000)::bigint::text as now_ms
+       select host_id, floor(extract(epoch from now()) * 1000)::bigint::text as now_ms,
+         floor(extract(epoch from least(
+           (select min(expires_at) from ${q}.cluster_hosts where host_id <> $1 and expires_at > now()),
+           (select min(expires_at) from ${q}.shard_leases where owner <> $1 and expires_at > now())
+         )) * 1000)::bigint::text as lapse_ms
        from (
          select host_id, started_at from beat
          union all
@@ -66,7 +78,13 @@ export class ClusterHosts {
       [hostId, ttlMs],
     );
     const hosts = result.rows.map((r) => String(r.host_id));
-    return { hosts, rank: hosts.indexOf(hostId), databaseNowMs: Number(result.rows[0]?.now_ms) };
+    const lapse = result.rows[0]?.lapse_ms;
+    return {
+      hosts,
+      rank: hosts.indexOf(hostId),
+      databaseNowMs: Number(result.rows[0]?.now_ms),
+      nextLapseMs: lapse === null || lapse === undefined ? null : Number(lapse),
+    };
   }
 
   /**

@@ -4,7 +4,9 @@
 // acquires free or expired shards up to its share, and, when it holds more than its share while
 // other Hosts are live, hands the surplus back: the owner's `release(shard)` is awaited (so the
 // shard's work in flight finishes under the lease) before the lease row is freed. Steps run every
-// `leaseMs / 3`; while one is slow (a long release), the tick only renews. A lease is counted lost
+// `leaseMs / 3`, and sooner when another Host's membership or lease runs out before then (a Host that
+// missed its renewals), so its shards are taken as soon as the database lets them go; while a step is
+// slow (a long release), the tick only renews. A lease is counted lost
 // `leaseMs` after the local instant its last renewal was sent — never later than the database can
 // let another Host take it — also when the database cannot be reached; the keeper keeps trying.
 import { SESSION_GROUPS } from '../../../machines/events.ts';
@@ -16,6 +18,9 @@ import { checkHostId, fairShare, MAX_LEASE_MS, type ShardLease, ShardLeases } fr
 
 /** The default lease, in ms. */
 export const DEFAULT_LEASE_MS = 15_000;
+
+/** How long after another Host's lapse (by the database's clock) the early step runs, in ms. */
+const LAPSE_SLACK_MS = 25;
 
 /** The time the keeper runs on: timers for its loop and a monotonic clock (default: the process's). */
 export interface KeeperTimers {
@@ -109,6 +114,8 @@ export class ShardKeeper {
   private renewing: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   private tickHandle: unknown;
+  /** When the pending tick runs, on the keeper's clock. */
+  private tickAt = Number.POSITIVE_INFINITY;
   private watchHandle: unknown;
 
   constructor(private readonly options: ShardKeeperOptions) {
@@ -200,6 +207,7 @@ export class ShardKeeper {
     } finally {
       this.phase = 'idle';
       this.clearTimer('tickHandle');
+      this.tickAt = Number.POSITIVE_INFINITY;
       this.clearTimer('watchHandle');
     }
   }
@@ -214,7 +222,9 @@ export class ShardKeeper {
       this.expireOverdue(sinks);
       const surplus = await this.exclusive(async () => {
         await this.freeUnfreed();
+        const beatAt = this.now();
         const view = await this.members.heartbeat(this.hostId, this.leaseMs);
+        if (view.nextLapseMs !== null) this.tickBy(beatAt + view.nextLapseMs - view.databaseNowMs + LAPSE_SLACK_MS);
         await this.renew(sinks, this.phase !== 'stopping');
         liveHosts = view.hosts.length;
         share = hostShare(view.rank < 0 ? liveHosts : view.rank, liveHosts);
@@ -338,6 +348,7 @@ export class ShardKeeper {
   /** One tick of the loop: a step, or (while a step or a stop is still running) a renewal only. */
   private tick(): void {
     this.tickHandle = undefined;
+    this.tickAt = Number.POSITIVE_INFINITY;
     if (this.phase === 'idle') return;
     this.schedule();
     if (this.phase === 'running' && this.stepping === undefined) {
@@ -360,8 +371,19 @@ export class ShardKeeper {
   }
 
   private schedule(): void {
+    this.setTick(Math.max(1, Math.floor(this.leaseMs / 3)));
+  }
+
+  /** Brings the next tick forward to `at` (keeper clock) while the loop runs, if it is due later. */
+  private tickBy(at: number): void {
+    if (this.phase !== 'running' || at >= this.tickAt) return;
+    this.setTick(Math.max(1, Math.ceil(at - this.now())));
+  }
+
+  private setTick(ms: number): void {
     this.clearTimer('tickHandle');
-    this.tickHandle = this.timers.setTimeout(() => this.tick(), Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.tickAt = this.now() + ms;
+    this.tickHandle = this.timers.setTimeout(() => this.tick(), ms);
   }
 
   /** While the loop runs, a timer at the earliest lease deadline reports the overdue leases lost. */

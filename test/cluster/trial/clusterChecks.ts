@@ -138,19 +138,27 @@ export async function readTranscriptFacts(pool: SqlPool, schema: string): Promis
 /** A task due (active, its occurrence reached) when the fault came. */
 export interface DueAtFault {
   readonly id: string;
+  readonly sessionId: string;
   readonly kind: string;
   readonly occurrence: number;
 }
 
 /** Active rows whose occurrence is at or before simulated `simNow`. */
 export async function readDue(pool: SqlPool, schema: string, simNow: number): Promise<DueAtFault[]> {
-  const result = await run(pool, `select id, row from "${schema}".tasks where status = 'active' and next_target <= $1::timestamptz`, [
-    new Date(simNow).toISOString(),
-  ]);
+  const result = await run(
+    pool,
+    `select id, session_id, row from "${schema}".tasks where status = 'active' and next_target <= $1::timestamptz`,
+    [new Date(simNow).toISOString()],
+  );
   return result.rows.map((r) => {
     const row = r.row as TaskRow;
-    return { id: String(r.id), kind: row.record.kind, occurrence: Date.parse(row.record.scheduledAt) };
+    return { id: String(r.id), sessionId: String(r.session_id), kind: row.record.kind, occurrence: Date.parse(row.record.scheduledAt) };
   });
+}
+
+/** Active rows whose occurrence falls after simulated `from` and at or before `to`. */
+export async function readDueBetween(pool: SqlPool, schema: string, from: number, to: number): Promise<DueAtFault[]> {
+  return (await readDue(pool, schema, to)).filter((task) => task.occurrence > from);
 }
 
 /**

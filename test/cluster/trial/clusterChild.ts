@@ -4,7 +4,7 @@
 // agent (the transcripts then hold only reminders, one line per delivery, which the checks read),
 // and `createClusterService` with its host id, a short lease and the accelerated clock every Host
 // of the trial shares. It takes calls from stdin, one JSON line each (`{ n, sessionId, name, args }`,
-// a tool call for any Session: the cluster routes it), and writes one JSON event per line on
+// a tool call for any Session, or `remote.get` of one task: the cluster routes it), and writes one JSON event per line on
 // stdout: `ready`, `attempt` as a call starts and `ack` with its answer, `held` whenever the set
 // of shards it holds changes, the Session probes' `followup`, `flushing` and `flushed` (the
 // crash trials' probes), `holding` when, told `{ hold: true }`, it holds the next flush before
@@ -42,7 +42,7 @@ export type ClusterCommand = ClusterCall | { readonly hold: true };
 export interface ClusterCall {
   readonly n: number;
   readonly sessionId: string;
-  readonly name: 'schedule_create' | 'schedule_update' | 'schedule_delete';
+  readonly name: 'schedule_create' | 'schedule_update' | 'schedule_delete' | 'remote.get';
   readonly args: Readonly<Record<string, unknown>>;
 }
 
@@ -128,7 +128,10 @@ async function perform(call: ClusterCall): Promise<void> {
   emit({ e: 'attempt', n: call.n });
   let result: unknown;
   try {
-    result = await cluster.callTool(call.sessionId, call.name, call.args);
+    result =
+      call.name === 'remote.get'
+        ? await cluster.remote.get({ sessionId: call.sessionId, id: String(call.args.id) })
+        : await cluster.callTool(call.sessionId, call.name, call.args);
   } catch (error) {
     result = { code: 'thrown', message: String(error) };
   }
