@@ -4,8 +4,8 @@
 // summary line at the end; the first failing trial stops the run with exit code 1 and names the
 // schema it kept. The fault of each trial follows from the seed, unless `CLUSTER_TRIAL_FAULT=<kind>`
 // names one or `CLUSTER_TRIAL_FAULTS=<kind>,…` a cycle. `npm run test:cluster` runs 5 trials: the
-// kill inside a flush and between a flush and its commit, the stop past the lease, the join and
-// the cut (`npm run stress` runs 100 of every fault: see RELIABILITY.md). A database that does
+// kill at a random moment, inside a flush and between a flush and its commit, the join and the
+// cut (`npm run stress` runs 100 over every fault, the stop past the lease too: see RELIABILITY.md). A database that does
 // not answer stops it first, with one line naming the URL.
 import pg from 'pg';
 import { FAULTS, type FaultKind, runClusterTrial, TrialFailure, type TrialFigures } from './clusterTrial.ts';
