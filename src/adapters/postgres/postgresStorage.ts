@@ -203,16 +203,14 @@ export class PostgresStorage implements ScheduleStorage {
       if (mismatch !== undefined) corrupt(where, mismatch[0] ?? '', mismatch[1] ?? '');
       tasks.push(row);
     }
-    const counter = await client.query(`select last_value::text as last_value, is_called from ${this.quoted}.task_number`);
-    const seq = counter.rows[0];
-    const sequenceNext = seq === undefined ? 1 : Number(seq.last_value) + (seq.is_called === true ? 1 : 0);
+    const counter = await sequenceNext(client, this.quoted);
     const meta = await client.query(`select value from ${this.quoted}.domain_meta where key = 'tzdata'`);
     const tzdata = decodeTzdata(meta.rows.length === 0 ? {} : { tzdata: meta.rows[0]?.value }, `${this.schema}.domain_meta`);
     return {
       tasks,
       nextTaskNumber: nextTaskNumberAfter(
         tasks.map((t) => t.record.id),
-        sequenceNext,
+        counter,
       ),
       ...tzdata,
     };
@@ -335,14 +333,25 @@ export class PostgresStorage implements ScheduleStorage {
         [batch.tzdata],
       );
     }
-    if (batch.nextTaskNumber !== undefined) {
-      await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-schedule counter ${this.schema}`]);
-      await client.query(
-        `select setval('${q}.task_number', greatest($1::bigint, case when is_called then last_value + 1 else last_value end), false)
-         from ${q}.task_number`,
-        [batch.nextTaskNumber],
-      );
-    }
+    if (batch.nextTaskNumber !== undefined) await this.coverTaskNumbers(client, batch.nextTaskNumber);
+  }
+
+  /**
+   * Moves the task-number sequence past `next - 1` when it is behind (a put of an id the sequence
+   * did not hand out). The sequence only grows, so one already past needs nothing and takes no
+   * lock: a commit of allocated ids — every commit of a Host that creates through the sequence —
+   * never waits for another Host's commit or allocation. Moving it takes the counter lock
+   * exclusively, against the allocations that hold it shared.
+   */
+  private async coverTaskNumbers(client: SqlClient, next: number): Promise<void> {
+    const q = this.quoted;
+    if ((await sequenceNext(client, q)) >= next) return;
+    await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [counterLockKey(this.schema)]);
+    await client.query(
+      `select setval('${q}.task_number', greatest($1::bigint, case when is_called then last_value + 1 else last_value end), false)
+       from ${q}.task_number`,
+      [next],
+    );
   }
 
   /** The shards a batch writes: those of its puts' Sessions and of the stored rows it deletes. */
@@ -369,8 +378,12 @@ export class PostgresStorage implements ScheduleStorage {
     const client = await this.connect('No task number could be taken: the database cannot be reached');
     let broken: Error | undefined;
     try {
-      await client.query('begin');
-      await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-schedule counter ${this.schema}`]);
+      // Allocations hold the counter lock shared: they never wait for one another, and one whose
+      // Host pauses mid-way holds it only until the server ends its idle transaction.
+      await client.query(
+        `begin; set local idle_in_transaction_session_timeout = ${this.options.fence?.idleTimeoutMs ?? FENCE_IDLE_TIMEOUT_MS}`,
+      );
+      await client.query('select pg_advisory_xact_lock_shared(hashtextextended($1, 0))', [counterLockKey(this.schema)]);
       const result = await client.query(`select nextval('${this.quoted}.task_number')::text as n from generate_series(1, $1::int)`, [
         count,
       ]);
@@ -443,3 +456,13 @@ export class PostgresStorage implements ScheduleStorage {
  * `{ pool }` for a pool of your own, and `schema` for the schema holding the tables.
  */
 export const postgresStorage = (options: PostgresStorageOptions): PostgresStorage => new PostgresStorage(options);
+
+/** The advisory lock that orders moves of the task-number sequence against allocations from it. */
+const counterLockKey = (schema: string): string => `agent-schedule counter ${schema}`;
+
+/** The number the task-number sequence hands out next. */
+async function sequenceNext(client: SqlClient, quotedSchema: string): Promise<number> {
+  const result = await client.query(`select last_value::text as last_value, is_called from ${quotedSchema}.task_number`);
+  const seq = result.rows[0];
+  return seq === undefined ? 1 : Number(seq.last_value) + (seq.is_called === true ? 1 : 0);
+}
