@@ -3,10 +3,10 @@
 // postgres://postgres@127.0.0.1:5432/test), printing one JSON line of figures per trial and a
 // summary line at the end; the first failing trial stops the run with exit code 1 and names the
 // schema it kept. The fault of each trial follows from the seed, unless `CLUSTER_TRIAL_FAULT=<kind>`
-// names one or `CLUSTER_TRIAL_FAULTS=<kind>,…` a cycle. `npm run test:cluster` runs 5 trials: the
-// kill at a random moment, inside a flush and between a flush and its commit, the join and the
-// cut (`npm run stress` runs 100 over every fault, the stop past the lease too: see RELIABILITY.md). A database that does
-// not answer stops it first, with one line naming the URL.
+// names one or `CLUSTER_TRIAL_FAULTS=<kind>,…` a cycle. `npm run test:cluster` runs 6 trials, one
+// of each fault: the kill at a random moment, inside a flush and between a flush and its commit,
+// the stop past the lease, the join and the cut (`npm run stress` runs 100: see RELIABILITY.md).
+// A database that does not answer stops it first, with one line naming the URL.
 import pg from 'pg';
 import { FAULTS, type FaultKind, runClusterTrial, TrialFailure, type TrialFigures } from './clusterTrial.ts';
 
