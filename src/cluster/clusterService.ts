@@ -25,6 +25,7 @@ import { TOOL_DEFINITIONS } from '../tools/definitions.ts';
 import type { ToolResult } from '../tools/results.ts';
 import { type ClusterWideRemote, clusterRemote, failuresOf } from './clusterRemote.ts';
 import { ClusterReader, type ClusterTopology } from './clusterRows.ts';
+import { leasedSessions } from './leasedSessions.ts';
 import type { RoutedAnswer, RoutedCall } from './routedCall.ts';
 import { ShardHost } from './shardHost.ts';
 
@@ -117,7 +118,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     logger,
     openShard: (shard, epoch, current) =>
       createScheduleService({
-        sessions,
+        // A reminder is appended only while this term lasts and the lease is live by this Host's clock.
+        sessions: leasedSessions(sessions, shard, () => current() && keeper.holds(shard)),
         logger,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.config === undefined ? {} : { config: options.config }),

@@ -4,11 +4,13 @@
 // epoch; the owner delivers the reminder when it falls due. When one Host closes (its shards
 // handed back after their work in flight), the other takes every shard over at a higher epoch,
 // restores the tasks there and answers for every Session itself. A change made at one Host
-// reaches the subscribers of both. A Host whose lease another took commits nothing there.
+// reaches the subscribers of both. A Host whose lease another took commits nothing there, and one
+// whose lease ran out by its own clock (as after a pause) appends no reminder there.
 
 import type { NotificationListener } from '../../src/adapters/postgres/callRouter.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+import type { KeeperTimers } from '../../src/adapters/postgres/shardKeeper.ts';
 import { type ClusterService, createClusterService } from '../../src/cluster/clusterService.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { randomSchema, run } from '../storage/postgresHarness.ts';
@@ -29,8 +31,11 @@ let backend: ClusterBackend;
 
 const hosts: ClusterService[] = [];
 
-/** A fresh schema on `on`, one manual clock and one set of fake Sessions; `join` adds a Host (closed by whoever empties `into`). */
-export function clusterOn(on: ClusterBackend, into: ClusterService[]) {
+/**
+ * A fresh schema on `on`, one manual clock and one set of fake Sessions; `join` adds a Host
+ * (closed by whoever empties `into`), its keeper on `timers` when given.
+ */
+export function clusterOn(on: ClusterBackend, into: ClusterService[], timers?: KeeperTimers) {
   const schema = randomSchema();
   on.schemas.push(schema);
   const clock = createManualClock(T0);
@@ -44,6 +49,7 @@ export function clusterOn(on: ClusterBackend, into: ClusterService[]) {
       clock,
       logger: quiet,
       autoStart: false,
+      ...(timers === undefined ? {} : { timers }),
       ...(on.keeperPool === undefined ? {} : { keeperPool: on.keeperPool }),
       routing: { timeoutMs: 5_000, pollMs: 25, ...(on.listen === undefined ? {} : { listen: on.listen }) },
     });
@@ -129,6 +135,35 @@ export function describeCluster(name: string, backendOf: () => ClusterBackend): 
       // Time for a second notification of the same change, were one sent.
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(seen.sort()).toEqual([`A ${atB} ${created.id}`, `B ${atB} ${created.id}`]);
+    });
+
+    test('a Host whose lease ran out by its own clock appends no reminder there; renewed, it delivers it once', async () => {
+      // The keeper's clock, moved by hand; its timers never fire, so only step() renews.
+      let keeperNow = 0;
+      const frozen: KeeperTimers = { now: () => keeperNow, setTimeout: () => 0, clearTimeout: () => undefined };
+      const c = clusterOn(backend, hosts, frozen);
+      const a = await c.join('host-a');
+      await a.step();
+      expect(a.held().size).toBe(256);
+      const session = 'user-paused';
+      const created = await a.callTool(session, 'schedule_create', create);
+      if ('code' in created) throw new Error(created.message);
+      // As when the process was stopped past its lease: the deadline passed, and no step ran since.
+      keeperNow += 15_000;
+      await c.clock.advance(60_000);
+      await a.whenIdle();
+      expect(c.sessions.messages(session)).toEqual([]);
+      const listed = await a.remote.list({ sessionId: session });
+      if ('code' in listed) throw new Error(listed.message);
+      expect(listed[0]?.failure?.message).toContain(`lease on shard ${shardOf(session)} may have run out`);
+      // The next step renews the lease (nobody took it); the shard's service opens again and delivers.
+      await a.step();
+      for (let turn = 0; c.sessions.messages(session).length === 0 && turn < 200; turn++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await c.clock.advance(1_000);
+        await a.whenIdle();
+      }
+      expect(c.sessions.messages(session).map((m) => m.text)).toEqual([expect.stringContaining('join the stand-up call')]);
     });
 
     test('a Host whose lease was taken commits nothing there: the call answers persistence_uncertain', async () => {

@@ -254,6 +254,24 @@ export function describeShardKeeper(name: string, backend: () => KeeperBackend):
       expect(a.held()).toEqual(new Map(range(0, 256).map((s) => [s, 1])));
     });
 
+    it('holds() is true while a lease is held and live by the keeper’s clock, and false once its deadline passes, before any step', async () => {
+      const schema = schemaOf();
+      const clock = manualTimers();
+      const a = keeperOn(schema, 'a', [], { leaseMs: 15_000, timers: clock.timers });
+      expect(a.holds(3)).toBe(false);
+      await a.step();
+      expect(a.holds(3)).toBe(true);
+      clock.advance(14_999);
+      expect(a.holds(3)).toBe(true);
+      // As when the process was paused: the deadline has passed, and no step has run since.
+      clock.advance(1);
+      expect(a.holds(3)).toBe(false);
+      expect(a.held().has(3)).toBe(true);
+      // The next step renews it (nobody took it) and it is live again.
+      await a.step();
+      expect(a.holds(3)).toBe(true);
+    });
+
     it('stop() awaits each release hook while the lease is held, frees every lease and ends the membership; the other then takes them over', async () => {
       const schema = schemaOf();
       const log: string[] = [];

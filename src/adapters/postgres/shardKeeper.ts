@@ -145,6 +145,16 @@ export class ShardKeeper {
     return new Map([...this.mine.keys()].sort((a, b) => a - b).map((shard) => [shard, this.mine.get(shard)?.lease.epoch ?? 0]));
   }
 
+  /**
+   * Whether this Host holds `shard`'s lease and, by its own clock, the lease cannot have run out
+   * yet. After a pause (a stopped process, a long stall) this turns false at once, before the
+   * next step has told the database's answer: work that must not outlive the lease checks it.
+   */
+  holds(shard: number): boolean {
+    const held = this.mine.get(shard);
+    return held !== undefined && this.now() < held.deadline;
+  }
+
   /** The leases this Host holds now, by shard, with their expiry as the database last confirmed it. */
   leasesHeld(): ShardLease[] {
     return [...this.mine.values()].map((h) => h.lease).sort((a, b) => a.shard - b.shard);
