@@ -78,6 +78,7 @@ export function Catalog({
   query,
   sessions,
   pageIndex,
+  loading = false,
   selectedId,
   drifted = new Set(),
   nowMs,
@@ -158,9 +159,9 @@ export function Catalog({
       page &&
       total > 0 &&
       html`<nav class="pager" aria-label="Task pages">
-        <button type="button" disabled=${pageIndex === 0} onClick=${() => onPage(-1)}>Previous</button>
+        <button type="button" disabled=${loading || pageIndex === 0} onClick=${() => onPage(-1)}>Previous</button>
         <span class="muted" aria-live="polite">${first + 1}–${first + entries.length} of ${total}</span>
-        <button type="button" disabled=${page.nextCursor === undefined} onClick=${() => onPage(1)}>Next</button>
+        <button type="button" disabled=${loading || page.nextCursor === undefined} onClick=${() => onPage(1)}>Next</button>
       </nav>`
     }
   </section>`;

@@ -19,14 +19,18 @@ import { TaskDetail } from './taskDetail.js';
 const PAGE_SIZE = 50;
 const NO_FILTERS = { text: '', sessionId: '', kind: '', status: '', drifted: false, sort: 'next', limit: PAGE_SIZE };
 
-/** One catalog page for `query` from the cursor of page `pageIndex`, reloaded when `version` changes. */
-function useCatalogPage(query, cursor, version) {
-  const [state, setState] = useState({ page: null, error: null });
+/**
+ * One catalog page for `query` from the cursor of page `index`, reloaded when `version` changes.
+ * Until it arrives the last page stays shown, with the query, cursor and index it was asked for,
+ * so the pager can name the rows on screen and wait for the page asked for.
+ */
+function useCatalogPage(query, cursor, version, index) {
+  const [state, setState] = useState({ page: null, error: null, query: null, cursor: undefined, index: 0 });
   useEffect(() => {
     let live = true;
     api('GET', `/api/catalog${catalogQuery({ ...query, cursor })}`).then(
-      (page) => live && setState({ page, error: null }),
-      (error) => live && setState((s) => ({ page: s.page, error })),
+      (page) => live && setState({ page, error: null, query, cursor, index }),
+      (error) => live && setState((s) => ({ ...s, error })),
     );
     return () => {
       live = false;
@@ -61,7 +65,10 @@ export function TasksPanel(ctx) {
   // Bumped after a re-anchor so the page reloads without waiting for the change event.
   const [ownVersion, setOwnVersion] = useState(0);
   const version = catalogVersion + ownVersion;
-  const { page, error } = useCatalogPage(query, cursors[pageIndex], version + pollVersion);
+  const shown = useCatalogPage(query, cursors[pageIndex], version + pollVersion, pageIndex);
+  const { page, error } = shown;
+  // The page on screen is not yet the one asked for (a turn or a new query is loading).
+  const loading = shown.query !== query || shown.cursor !== cursors[pageIndex] || shown.index !== pageIndex;
   const drift = useDrift(version);
   const drifted = new Set((drift.report?.tasks ?? []).map((d) => `${d.sessionId}/${d.id}`));
   const selectedId = route.taskId;
@@ -73,7 +80,9 @@ export function TasksPanel(ctx) {
     setCursors([undefined]);
     setPageIndex(0);
   }, []);
+  // Pages turn from the page on screen, and only once it is the one asked for.
   const turnPage = (step) => {
+    if (loading) return;
     if (step > 0 && page?.nextCursor !== undefined) {
       setCursors((c) => [...c.slice(0, pageIndex + 1), page.nextCursor]);
       setPageIndex(pageIndex + 1);
@@ -81,8 +90,8 @@ export function TasksPanel(ctx) {
   };
   // A page left empty by deletions goes back one page.
   useEffect(() => {
-    if (page && page.entries.length === 0 && pageIndex > 0) setPageIndex(pageIndex - 1);
-  }, [page, pageIndex]);
+    if (!loading && page && page.entries.length === 0 && pageIndex > 0) setPageIndex(pageIndex - 1);
+  }, [page, pageIndex, loading]);
 
   const close = () => {
     const back = opener.current;
@@ -119,7 +128,8 @@ export function TasksPanel(ctx) {
         error=${error}
         query=${query}
         sessions=${sessions}
-        pageIndex=${pageIndex}
+        pageIndex=${shown.index}
+        loading=${loading}
         selectedId=${selectedId}
         drifted=${drifted}
         nowMs=${nowMs}

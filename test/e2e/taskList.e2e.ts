@@ -6,7 +6,7 @@
 // without horizontal overflow, rows as cards; and no serious or critical axe violations on each
 // view. Screenshots go to test-results/.
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import type { CatalogEntry } from '../../src/index.ts';
 import type { TestHost } from '../host/support.ts';
 import { seriousViolations } from './axe.ts';
@@ -67,9 +67,24 @@ describe('the task list at scale', () => {
     await page.screenshot({ path: join(RESULTS_DIR, 'task-list.png') });
 
     const pager = catalogRegion().getByRole('navigation', { name: 'Task pages' });
+    // While the next page loads, the pager names the rows on screen and waits for it.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const hold = async (route: Route): Promise<void> => {
+      await held;
+      await route.continue().catch(() => undefined); // unrouted meanwhile: already sent on
+    };
+    await page.route('**/api/catalog?*', hold);
     await pager.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => pager.getByRole('button', { name: 'Next' }).isDisabled(), POLL).toBe(true);
+    expect(await pagerText()).toBe('1–50 of 160');
+    expect((await titles())[0]).toBe('Task 1');
+    release();
     await expect.poll(pagerText, POLL).toBe('51–100 of 160');
     expect((await titles())[0]).toBe('Task 51');
+    await page.unroute('**/api/catalog?*', hold);
     await pager.getByRole('button', { name: 'Next' }).click();
     await pager.getByRole('button', { name: 'Next' }).click();
     await expect.poll(pagerText, POLL).toBe('151–160 of 160');
