@@ -88,6 +88,11 @@ export class PostgresStorage implements ScheduleStorage {
   private failures = 0;
   private retryAt = 0;
   private lastFailure: unknown;
+  /**
+   * A number the task-number sequence is known to have reached (it only grows): read at open and
+   * at each check, moved by each allocation. A commit whose ids lie below it reads nothing.
+   */
+  private sequenceFloor = 1;
   readonly schema: string;
   private readonly quoted: string;
 
@@ -204,6 +209,7 @@ export class PostgresStorage implements ScheduleStorage {
       tasks.push(row);
     }
     const counter = await sequenceNext(client, this.quoted);
+    this.sequenceFloor = Math.max(this.sequenceFloor, counter);
     const meta = await client.query(`select value from ${this.quoted}.domain_meta where key = 'tzdata'`);
     const tzdata = decodeTzdata(meta.rows.length === 0 ? {} : { tzdata: meta.rows[0]?.value }, `${this.schema}.domain_meta`);
     return {
@@ -340,18 +346,24 @@ export class PostgresStorage implements ScheduleStorage {
    * Moves the task-number sequence past `next - 1` when it is behind (a put of an id the sequence
    * did not hand out). The sequence only grows, so one already past needs nothing and takes no
    * lock: a commit of allocated ids — every commit of a Host that creates through the sequence —
-   * never waits for another Host's commit or allocation. Moving it takes the counter lock
-   * exclusively, against the allocations that hold it shared.
+   * never waits for another Host's commit or allocation, and one below {@link sequenceFloor} does
+   * not even read the sequence. Moving it takes the counter lock exclusively, against the
+   * allocations that hold it shared.
    */
   private async coverTaskNumbers(client: SqlClient, next: number): Promise<void> {
+    if (next <= this.sequenceFloor) return;
     const q = this.quoted;
-    if ((await sequenceNext(client, q)) >= next) return;
+    const reached = await sequenceNext(client, q);
+    this.sequenceFloor = Math.max(this.sequenceFloor, reached);
+    if (reached >= next) return;
     await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [counterLockKey(this.schema)]);
     await client.query(
       `select setval('${q}.task_number', greatest($1::bigint, case when is_called then last_value + 1 else last_value end), false)
        from ${q}.task_number`,
       [next],
     );
+    // `setval` is not undone by a rollback: the sequence has reached `next` either way.
+    this.sequenceFloor = Math.max(this.sequenceFloor, next);
   }
 
   /** The shards a batch writes: those of its puts' Sessions and of the stored rows it deletes. */
@@ -388,7 +400,10 @@ export class PostgresStorage implements ScheduleStorage {
         count,
       ]);
       await client.query('commit');
-      return result.rows.map((r) => Number(r.n));
+      const numbers = result.rows.map((r) => Number(r.n));
+      const last = numbers.at(-1); // nextval over the series hands them out in order
+      if (last !== undefined) this.sequenceFloor = Math.max(this.sequenceFloor, last + 1);
+      return numbers;
     } catch (error) {
       if (isConnectionFailure(error)) {
         broken = error instanceof Error ? error : new Error(String(error));
