@@ -53,7 +53,6 @@ export {
 } from './supervisorMachine.ts';
 export {
   TASK_GROUP_SIZE,
-  type TaskDelivery,
   type TaskGroupEvent,
   type TaskGroupMachine,
   taskGroupMachine,

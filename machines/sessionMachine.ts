@@ -61,12 +61,16 @@ export interface DeliveryFlushedEvent {
 /** Why an attempt that ended with an unexpected error failed its tasks. */
 const UNEXPECTED_END = 'The delivery attempt ended with an unexpected error.';
 
+/** The event that tells a task it is part of the attempt starting (one object for every task). */
+const START = { type: 'delivery.start' } as const;
+
 /** Sends each task of `failures` its `delivery.failed`. */
 function sendFailures(index: TaskIndex, sends: GroupSends, failures: readonly TaskFailures[], now: number): void {
   for (const { ids, failure } of failures) {
+    const failed = { type: 'delivery.failed', now, failure } as const;
     for (const id of ids) {
       const found = index.find(id);
-      if (found !== undefined) sends.send(found.group, id, { type: 'delivery.failed', now, failure });
+      if (found !== undefined) sends.send(found.task, failed);
     }
   }
 }
@@ -102,9 +106,9 @@ export const sessionMachine = setup({
       for (const row of rows) {
         const found = index.find(row.record.id);
         if (found === undefined) fresh.push(row);
-        else if (event.type === 'task.updated') sends.send(found.group, row.record.id, event);
+        else if (event.type === 'task.updated') sends.send(found.task, event);
       }
-      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
       for (const { group, spawn, rows: placed } of index.place(fresh)) {
         if (spawn) enqueue.spawnChild('taskGroup', { id: group, input: { rows: placed } });
         else enqueue.sendTo(group, { type: 'tasks.spawn', rows: placed });
@@ -118,7 +122,7 @@ export const sessionMachine = setup({
         const found = index.find(id);
         if (found !== undefined) sends.stop(found.group, id);
       }
-      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      for (const { group, event: stop } of sends.stopEvents()) enqueue.sendTo(group, stop);
       const removed = new Set(event.ids);
       enqueue.assign({ due: context.due.filter((id) => !removed.has(id)) });
     }),
@@ -126,11 +130,12 @@ export const sessionMachine = setup({
       if (event.type !== 'tasks.due') return;
       const index = new TaskIndex(self.getSnapshot().children);
       const sends = new GroupSends();
+      const tick = { type: 'clock.tick', now: event.now } as const;
       for (const id of event.ids) {
         const found = index.find(id);
-        if (found !== undefined) sends.send(found.group, id, { type: 'clock.tick', now: event.now });
+        if (found !== undefined) sends.send(found.task, tick);
       }
-      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
       // Sent after the ticks, so it arrives once the task actors have taken them.
       enqueue.sendTo(self, { type: 'tasks.ticked' });
       const due = new Set(context.due);
@@ -151,9 +156,9 @@ export const sessionMachine = setup({
         const snapshot = found?.task.getSnapshot();
         if (found === undefined || snapshot === undefined || !snapshot.matches('overdue')) continue;
         rows.push(snapshot.context);
-        sends.send(found.group, id, { type: 'delivery.start' });
+        sends.send(found.task, START);
       }
-      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
       enqueue.assign({ due: [], inFlight: rows });
     }),
     /** The attempt ended with an unexpected error: its tasks fail at the resolve stage. */
@@ -163,7 +168,7 @@ export const sessionMachine = setup({
       const ids = context.inFlight.map((row) => row.record.id);
       const failure = { stage: 'resolve', message: UNEXPECTED_END, retry: context.runtime?.retry ?? DEFAULT_RETRY } as const;
       sendFailures(index, sends, [{ ids, failure }], context.now);
-      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
       // After the tasks took the failure, so the timer re-queues them at their retry.
       const failed: TasksFailedEvent = { type: 'tasks.failed', causes: [{ ids, stage: 'resolve', message: UNEXPECTED_END }] };
       enqueue.sendParent(failed);
@@ -176,11 +181,12 @@ export const sessionMachine = setup({
       for (const row of event.committed) {
         const found = index.find(row.record.id);
         if (found === undefined) continue;
-        sends.send(found.group, row.record.id, { type: 'delivery.committed', row, now: event.now });
+        sends.send(found.task, { type: 'delivery.committed', row, now: event.now });
         if (row.status === 'inactive') sends.stop(found.group, row.record.id);
       }
       sendFailures(index, sends, event.failures, event.now);
-      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
+      for (const { group, event: stop } of sends.stopEvents()) enqueue.sendTo(group, stop);
       enqueue.assign({ inFlight: [] });
     }),
     /** Routes a retried receipt's commit, its failure, or a retry now to the tasks it names. */
@@ -189,15 +195,16 @@ export const sessionMachine = setup({
       const sends = new GroupSends();
       if (event.type === 'delivery.committed') {
         const found = index.find(event.row.record.id);
-        if (found !== undefined) sends.send(found.group, event.row.record.id, event);
+        if (found !== undefined) sends.send(found.task, event);
       } else if (event.type === 'receipts.failed') sendFailures(index, sends, event.failures, event.now);
       else if (event.type === 'tasks.retry') {
+        const retry = { type: 'delivery.retry', now: event.now } as const;
         for (const id of event.ids) {
           const found = index.find(id);
-          if (found !== undefined) sends.send(found.group, id, { type: 'delivery.retry', now: event.now });
+          if (found !== undefined) sends.send(found.task, retry);
         }
       }
-      for (const { group, event: groupEvent } of sends.events()) enqueue.sendTo(group, groupEvent);
+      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
     }),
   },
 }).createMachine({

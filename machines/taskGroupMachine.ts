@@ -3,26 +3,19 @@
 // a stop has turned it into a dictionary), and stopping an actor stops its children one at a
 // time, so with every task directly under its Session, creating 8,000 tasks in one Session took
 // 22 s and stopping that Session 23 s; with groups of 64, 1.9 s and 0.6 s. The Session actor places
-// new tasks in its first group with room and finds a task by asking its groups; a group only
-// spawns, feeds and stops its task actors.
+// new tasks in its first group with room, finds a task by asking its groups and sends its events
+// straight to the task's actor (a forwarding hop per event cost a group event and a send per
+// child); a group only spawns and stops its task actors.
 import { assign, enqueueActions, setup } from 'xstate';
 import type { TaskRow } from '../src/domain/types.ts';
-import { type TaskEvent, taskLogic } from './taskMachine.ts';
+import { taskLogic } from './taskMachine.ts';
 
 /** The most task actors one group holds. */
 export const TASK_GROUP_SIZE = 64;
 
-/** One event for one task of the group. */
-export interface TaskDelivery {
-  readonly id: string;
-  readonly event: TaskEvent;
-}
-
 export type TaskGroupEvent =
   /** Spawns task actors for these rows. */
   | { readonly type: 'tasks.spawn'; readonly rows: readonly TaskRow[] }
-  /** Sends each task its event, in order (ids the group does not hold are skipped). */
-  | { readonly type: 'tasks.send'; readonly deliveries: readonly TaskDelivery[] }
   /** Stops these tasks' actors. */
   | { readonly type: 'tasks.stop'; readonly ids: readonly string[] };
 
@@ -39,11 +32,6 @@ export const taskGroupMachine = setup({
       if (event.type === 'tasks.spawn') for (const row of event.rows) spawn('task', { id: row.record.id, input: { row } });
       return {};
     }),
-    sendTasks: enqueueActions(({ enqueue, event, self }) => {
-      if (event.type !== 'tasks.send') return;
-      const children = self.getSnapshot().children as Record<string, unknown>;
-      for (const { id, event: taskEvent } of event.deliveries) if (children[id] !== undefined) enqueue.sendTo(id, taskEvent);
-    }),
     stopTasks: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'tasks.stop') return;
       const children = self.getSnapshot().children as Record<string, unknown>;
@@ -59,10 +47,9 @@ export const taskGroupMachine = setup({
   initial: 'holding',
   states: {
     holding: {
-      description: "Spawns, feeds and stops the group's task actors.",
+      description: "Spawns and stops the group's task actors.",
       on: {
         'tasks.spawn': { actions: 'spawnTasks' },
-        'tasks.send': { actions: 'sendTasks' },
         'tasks.stop': { actions: 'stopTasks' },
       },
     },

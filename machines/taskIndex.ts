@@ -58,15 +58,16 @@ export class TaskIndex {
   }
 }
 
-/** Events for tasks gathered per group, each group's in the order added, plus stops after them. */
+/**
+ * Events for a Session's tasks: each sent straight to its task actor, in the order added, then the
+ * stops, gathered per group (only a group stops its children).
+ */
 export class GroupSends {
-  readonly deliveries = new Map<string, Array<{ id: string; event: TaskEvent }>>();
+  readonly direct: Array<{ readonly task: TaskRef; readonly event: TaskEvent }> = [];
   readonly stops = new Map<string, string[]>();
 
-  send(group: string, id: string, event: TaskEvent): void {
-    const list = this.deliveries.get(group);
-    if (list === undefined) this.deliveries.set(group, [{ id, event }]);
-    else list.push({ id, event });
+  send(task: TaskRef, event: TaskEvent): void {
+    this.direct.push({ task, event });
   }
 
   stop(group: string, id: string): void {
@@ -75,9 +76,8 @@ export class GroupSends {
     else list.push(id);
   }
 
-  /** The group events: each group's deliveries, then each group's stops. */
-  *events(): Generator<{ readonly group: string; readonly event: TaskGroupEvent }> {
-    for (const [group, deliveries] of this.deliveries) yield { group, event: { type: 'tasks.send', deliveries } };
+  /** Each group's stops, sent after the task events. */
+  *stopEvents(): Generator<{ readonly group: string; readonly event: TaskGroupEvent }> {
     for (const [group, ids] of this.stops) yield { group, event: { type: 'tasks.stop', ids } };
   }
 }

@@ -36,7 +36,7 @@ export const DIAGRAMS: readonly DiagramSpec[] = [
     name: 'taskGroup',
     title: 'Task group machine',
     about:
-      "A Session's task actors in groups of at most 64 (a Session's new tasks go to its first group with room), so the children maps XState copies on every spawn and stop stay small. It only spawns, feeds and stops its task actors.",
+      "A Session's task actors in groups of at most 64 (a Session's new tasks go to its first group with room), so the children maps XState copies on every spawn and stop stay small. It only spawns and stops its task actors; their events go straight to them from the Session.",
     machine: taskGroupMachine,
   },
   {
