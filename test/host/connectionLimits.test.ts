@@ -1,6 +1,7 @@
 // The Host's limits on connections and slow clients, each configured small through the Host's
 // options: a body that stops arriving is cut at the body deadline with 408 `request_timeout`
-// (nothing stored), headers that never end are cut at the headers timeout, connections past the
+// (nothing stored), headers that never end are cut at the headers timeout, a kept-alive connection
+// left idle is closed at the keep-alive timeout, connections past the
 // cap are refused while the ones held stay served (and a normal request works again once they
 // leave), and a client that goes away in the middle of its upload is logged as one quiet line —
 // not as an internal error, and without a stack trace.
@@ -43,6 +44,20 @@ describe('slow clients', () => {
     }
     expect(statusOf(slow.text())).toBe(408);
     expect((await t.get('/api/catalog')).body).toEqual([]);
+  });
+
+  it('a kept-alive connection that sends nothing after its answer is closed at the keep-alive timeout', {
+    timeout: 20_000,
+  }, async () => {
+    t = await startTestHost({ limits: { keepAliveTimeoutMs: 200 } });
+    const idle = await connectRaw(t.url);
+    idle.write(rawGet(t.url, '/api/status'));
+    await idle.waitFor((text) => text.includes('"testClock"'));
+    const answered = Date.now();
+    await idle.closed;
+    expect(statusOf(idle.text())).toBe(200);
+    // Closed by the Host, after the timeout and well before the default of 5 s.
+    expect(Date.now() - answered).toBeLessThan(4_000);
   });
 
   it('headers that never end are cut at the headers timeout', { timeout: 20_000 }, async () => {

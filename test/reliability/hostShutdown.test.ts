@@ -1,7 +1,7 @@
 // SIGTERM ends the Host in every state of its event streams: a real `npm start` child (test-clock
-// mode, temp data folder) gets SIGTERM with an idle stream open, with a stream stuck mid-write to
-// a client that stopped reading, and with a stream requested on an already-open keep-alive
-// connection after shutdown began. Each time it must exit 0 and print `stopped` within 10 s
+// mode, temp data folder) gets SIGTERM with an idle event stream or inspector stream open, with a
+// stream stuck mid-write to a client that stopped reading, and with a stream requested on an
+// already-open keep-alive connection after shutdown began. Each time it must exit 0 and print `stopped` within 10 s
 // (the bound the Host promises: streams are ended or refused, and connections still open after
 // the shutdown grace are closed by force); a stream asked for during shutdown is refused with
 // 503 `host_stopping`, never opened. The domain then opens cleanly in a new Host.
@@ -53,6 +53,16 @@ describe('SIGTERM with event streams open', () => {
     await idle.waitFor((text) => text.includes('event: ready'));
     await terminate(host);
     await idle.closed;
+    await reopens(0);
+  });
+
+  it('an idle inspector stream: it is ended and the Host exits', { timeout: 30_000 }, async () => {
+    host = await startHostProcess({ dataDir });
+    const inspector = await connectRaw(host.url);
+    inspector.write(rawGet(host.url, '/api/inspect/events'));
+    await inspector.waitFor((text) => text.includes('event: snapshot'));
+    await terminate(host);
+    await inspector.closed;
     await reopens(0);
   });
 
