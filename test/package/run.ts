@@ -9,7 +9,8 @@
 //   3. a project with only `typescript` and `@types/node` (the versions this project pins)
 //      type-checks examples/embed.ts and examples/typed-results.ts with strict consumer settings
 //      and `skipLibCheck: false`, under `nodenext` and under `bundler` resolution, then compiles
-//      and runs typed-results; and type-checks a consumer of `agent-schedule/machines`.
+//      and runs typed-results; and type-checks consumers of `agent-schedule/machines` and
+//      `agent-schedule/postgres` under both resolutions.
 //   4. agent-schedule/postgres loads without its optional peer pg (a connection string is then
 //      refused with a clear error) and type-checks without pg's types.
 // Prints the tarball's size and file count; exits non-zero on any failure. The installs use the
@@ -318,9 +319,15 @@ function typesProject(dir: string, tarball: string): void {
   const consumers = ['embed.ts', 'typed-results.ts'];
   writeTsconfig(dir, 'tsconfig.nodenext.json', { module: 'nodenext', moduleResolution: 'nodenext' }, consumers);
   writeTsconfig(dir, 'tsconfig.bundler.json', { module: 'esnext', moduleResolution: 'bundler' }, consumers);
-  writeTsconfig(dir, 'tsconfig.machines.json', { module: 'nodenext', moduleResolution: 'nodenext' }, ['machines.ts']);
   copyFileSync(join(root, 'test', 'package', 'consumer', 'postgres.ts'), join(dir, 'postgres.ts'));
-  writeTsconfig(dir, 'tsconfig.postgres.json', { module: 'nodenext', moduleResolution: 'nodenext' }, ['postgres.ts']);
+  const resolutions = {
+    nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
+    bundler: { module: 'esnext', moduleResolution: 'bundler' },
+  };
+  for (const [name, options] of Object.entries(resolutions)) {
+    writeTsconfig(dir, `tsconfig.machines.${name}.json`, options, ['machines.ts']);
+    writeTsconfig(dir, `tsconfig.postgres.${name}.json`, options, ['postgres.ts']);
+  }
   const flags = 'strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, noPropertyAccessFromIndexSignature, skipLibCheck false';
 
   const version = tsc('tsconfig.nodenext.json', '--version');
@@ -333,12 +340,14 @@ function typesProject(dir: string, tarball: string): void {
   );
   const bundler = tsc('tsconfig.bundler.json');
   check(`examples/embed.ts and typed-results.ts type-check against the package (bundler; ${flags})`, bundler.status === 0, output(bundler));
-  const postgres = tsc('tsconfig.postgres.json');
-  check(
-    `a consumer of agent-schedule/postgres type-checks without pg or @types/pg installed (nodenext; ${flags})`,
-    postgres.status === 0,
-    output(postgres),
-  );
+  for (const name of Object.keys(resolutions)) {
+    const postgres = tsc(`tsconfig.postgres.${name}.json`);
+    check(
+      `a consumer of agent-schedule/postgres type-checks without pg or @types/pg installed (${name}; ${flags})`,
+      postgres.status === 0,
+      output(postgres),
+    );
+  }
 
   const emitted = tsc('tsconfig.nodenext.json', '--noEmit', 'false', '--outDir', 'out');
   if (check('typed-results.ts compiles to JavaScript', emitted.status === 0, output(emitted))) {
@@ -353,14 +362,16 @@ function typesProject(dir: string, tarball: string): void {
   // XState's own declarations do not compile under exactOptionalPropertyTypes with skipLibCheck
   // false (TS2344 in xstate/dist/declarations/src/setup.d.ts); the main entry does not load them,
   // the machines entry must. Every diagnostic must lie inside XState, none in this package.
-  const machines = tsc('tsconfig.machines.json');
-  const diagnostics = machines.stdout.split('\n').filter((line) => /^\S.*\(\d+,\d+\): error TS\d+/.test(line));
-  const ours = diagnostics.filter((line) => !line.startsWith('node_modules/xstate/'));
-  check(
-    `a consumer of agent-schedule/machines type-checks (nodenext; ${flags}): ${diagnostics.length - ours.length} diagnostics, all in XState's own declarations`,
-    ours.length === 0 && (machines.status === 0 || diagnostics.length > 0),
-    output(machines),
-  );
+  for (const name of Object.keys(resolutions)) {
+    const machines = tsc(`tsconfig.machines.${name}.json`);
+    const diagnostics = machines.stdout.split('\n').filter((line) => /^\S.*\(\d+,\d+\): error TS\d+/.test(line));
+    const ours = diagnostics.filter((line) => !line.startsWith('node_modules/xstate/'));
+    check(
+      `a consumer of agent-schedule/machines type-checks (${name}; ${flags}): ${diagnostics.length - ours.length} diagnostics, all in XState's own declarations`,
+      ours.length === 0 && (machines.status === 0 || diagnostics.length > 0),
+      output(machines),
+    );
+  }
 }
 
 function main(): number {
