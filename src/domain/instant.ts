@@ -16,19 +16,23 @@ const CANONICAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;
 /** True when `ms` is an integer instant inside the representable target range. */
 export const inTargetRange = (ms: number): boolean => Number.isInteger(ms) && ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
 
-let lastMs = Number.NaN;
-let lastText = '';
+/** How many recent answers {@link formatInstant} keeps. */
+const RECENT = 4;
+const recentMs: number[] = new Array(RECENT).fill(Number.NaN);
+const recentText: string[] = new Array(RECENT).fill('');
+let nextSlot = 0;
 
 /**
- * Canonical UTC text of an instant in range (the caller checks the range). The latest answer is
- * kept: the instants of one wake (its `now`, an occurrence many tasks share, a batch's delivery
- * time) are formatted once.
+ * Canonical UTC text of an instant in range (the caller checks the range). The latest few answers
+ * are kept: a delivery commit formats each receipt's occurrence and delivery time and the task's
+ * next target in turn, the same few instants for every task of a wake, so each is formatted once.
  */
 export function formatInstant(ms: number): string {
-  if (ms === lastMs) return lastText;
+  for (let i = 0; i < RECENT; i++) if (recentMs[i] === ms) return recentText[i] as string;
   const text = new Date(ms).toISOString();
-  lastMs = ms;
-  lastText = text;
+  recentMs[nextSlot] = ms;
+  recentText[nextSlot] = text;
+  nextSlot = (nextSlot + 1) % RECENT;
   return text;
 }
 

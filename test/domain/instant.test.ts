@@ -1,4 +1,5 @@
-// Canonical instant text: formatting, strict parsing, and the fast digit reader used on hot paths.
+// Canonical instant text: formatting (with its recent answers kept), strict parsing, and the fast
+// digit reader used on hot paths.
 import fc from 'fast-check';
 import { formatInstant, instantMs, MAX_INSTANT_MS, MIN_INSTANT_MS, parseCanonicalInstant } from '../../src/domain/instant.ts';
 
@@ -15,6 +16,16 @@ describe('instants', () => {
     for (const text of ['0001-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000Z', '2000-02-29T23:59:59.999Z', '9999-12-31T23:59:59.999Z']) {
       expect(instantMs(text)).toBe(Date.parse(text));
     }
+  });
+
+  it('formatInstant answers Date#toISOString for any order of repeated instants (its recent answers are kept)', () => {
+    const pool = [0, 1, 1_893_456_000_000, 1_893_459_600_000, 1_893_463_200_000, 253_402_300_799_999, MIN_INSTANT_MS];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pool), { maxLength: 40 }), (sequence) => {
+        for (const ms of sequence) expect(formatInstant(ms)).toBe(new Date(ms).toISOString());
+      }),
+      { seed: 20301231, numRuns: 2_000 },
+    );
   });
 
   it('parseCanonicalInstant accepts only the canonical form in range', () => {
