@@ -1,16 +1,16 @@
 // One actor per Session with active tasks, between its Session group and that Session's task
 // actors. It owns its task actors — in task groups of at most 64 (`taskGroupMachine.ts`), new
-// tasks going to the first group with room, restored ones spawned in one event per group —
-// gathers the Session's due tasks into one delivery attempt at a time (`idle` → `delivering` →
-// `committing` → `idle`), and hands the flushed outcome up to the supervisor, whose mailbox
-// commits it. The attempt itself — resolve the Agent, append, flush — is the `deliverBatch` actor
-// the service provides.
+// tasks going to the first group with room, restored ones spawned in one event per group, their
+// events sent straight to each task's actor — gathers the Session's due tasks into one delivery
+// attempt at a time (`idle` → `delivering` → `committing` → `idle`), and hands the flushed outcome
+// up to the supervisor, whose mailbox commits it. The attempt itself — resolve the Agent, append,
+// flush — is the `deliverBatch` actor the service provides.
 import { assign, enqueueActions, fromPromise, sendParent, setup } from 'xstate';
 import { DEFAULT_RETRY } from '../src/domain/retry.ts';
 import type { TaskRow } from '../src/domain/types.ts';
 import type { DeliveryInput, DeliveryOutcome, SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
 import { taskGroupMachine } from './taskGroupMachine.ts';
-import { GroupSends, TaskIndex } from './taskIndex.ts';
+import { TaskIndex, TaskSends } from './taskIndex.ts';
 
 export type SessionEvent =
   /** Spawns task actors for active rows (all restored rows of a Session arrive in one event). */
@@ -65,7 +65,7 @@ const UNEXPECTED_END = 'The delivery attempt ended with an unexpected error.';
 const START = { type: 'delivery.start' } as const;
 
 /** Sends each task of `failures` its `delivery.failed`. */
-function sendFailures(index: TaskIndex, sends: GroupSends, failures: readonly TaskFailures[], now: number): void {
+function sendFailures(index: TaskIndex, sends: TaskSends, failures: readonly TaskFailures[], now: number): void {
   for (const { ids, failure } of failures) {
     const failed = { type: 'delivery.failed', now, failure } as const;
     for (const id of ids) {
@@ -101,7 +101,7 @@ export const sessionMachine = setup({
     putTasks: enqueueActions(({ enqueue, event, self }) => {
       const rows = event.type === 'tasks.spawn' ? event.rows : event.type === 'task.updated' ? [event.row] : [];
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new GroupSends();
+      const sends = new TaskSends();
       const fresh: TaskRow[] = [];
       for (const row of rows) {
         const found = index.find(row.record.id);
@@ -117,7 +117,7 @@ export const sessionMachine = setup({
     removeTasks: enqueueActions(({ enqueue, event, context, self }) => {
       if (event.type !== 'tasks.remove') return;
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new GroupSends();
+      const sends = new TaskSends();
       for (const id of event.ids) {
         const found = index.find(id);
         if (found !== undefined) sends.stop(found.group, id);
@@ -129,7 +129,7 @@ export const sessionMachine = setup({
     markDue: enqueueActions(({ enqueue, event, context, self }) => {
       if (event.type !== 'tasks.due') return;
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new GroupSends();
+      const sends = new TaskSends();
       const tick = { type: 'clock.tick', now: event.now } as const;
       for (const id of event.ids) {
         const found = index.find(id);
@@ -149,7 +149,7 @@ export const sessionMachine = setup({
      */
     startAttempt: enqueueActions(({ enqueue, context, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new GroupSends();
+      const sends = new TaskSends();
       const rows: TaskRow[] = [];
       for (const id of context.due) {
         const found = index.find(id);
@@ -164,7 +164,7 @@ export const sessionMachine = setup({
     /** The attempt ended with an unexpected error: its tasks fail at the resolve stage. */
     failAttempt: enqueueActions(({ enqueue, context, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new GroupSends();
+      const sends = new TaskSends();
       const ids = context.inFlight.map((row) => row.record.id);
       const failure = { stage: 'resolve', message: UNEXPECTED_END, retry: context.runtime?.retry ?? DEFAULT_RETRY } as const;
       sendFailures(index, sends, [{ ids, failure }], context.now);
@@ -177,7 +177,7 @@ export const sessionMachine = setup({
     settleAttempt: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'delivery.settle') return;
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new GroupSends();
+      const sends = new TaskSends();
       for (const row of event.committed) {
         const found = index.find(row.record.id);
         if (found === undefined) continue;
@@ -192,7 +192,7 @@ export const sessionMachine = setup({
     /** Routes a retried receipt's commit, its failure, or a retry now to the tasks it names. */
     forwardToTasks: enqueueActions(({ enqueue, event, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new GroupSends();
+      const sends = new TaskSends();
       if (event.type === 'delivery.committed') {
         const found = index.find(event.row.record.id);
         if (found !== undefined) sends.send(found.task, event);

@@ -1,4 +1,5 @@
-// Finding a Session's task actors in its task groups, and gathering the events for them per group.
+// Finding a Session's task actors in its task groups, and gathering the events for them: each sent
+// to its task's actor, the stops per group.
 // Read by the Session actor's actions and, through snapshots only, by whoever looks a task up
 // (the runtime reads a task's state and retry status this way; nothing mirrors them).
 import type { ActorRefFrom } from 'xstate';
@@ -62,7 +63,7 @@ export class TaskIndex {
  * Events for a Session's tasks: each sent straight to its task actor, in the order added, then the
  * stops, gathered per group (only a group stops its children).
  */
-export class GroupSends {
+export class TaskSends {
   readonly direct: Array<{ readonly task: TaskRef; readonly event: TaskEvent }> = [];
   readonly stops = new Map<string, string[]>();
 
