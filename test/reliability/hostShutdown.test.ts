@@ -46,23 +46,16 @@ async function reopens(tasks: number): Promise<void> {
 }
 
 describe('SIGTERM with event streams open', () => {
-  it('an idle stream: it is ended and the Host exits', { timeout: 30_000 }, async () => {
+  it.each([
+    ['an idle event stream', '/api/events', 'event: ready'],
+    ['an idle inspector stream', '/api/inspect/events', 'event: snapshot'],
+  ])('%s: it is ended and the Host exits', { timeout: 30_000 }, async (_stream, path, opened) => {
     host = await startHostProcess({ dataDir });
     const idle = await connectRaw(host.url);
-    idle.write(rawGet(host.url, '/api/events'));
-    await idle.waitFor((text) => text.includes('event: ready'));
+    idle.write(rawGet(host.url, path));
+    await idle.waitFor((text) => text.includes(opened));
     await terminate(host);
     await idle.closed;
-    await reopens(0);
-  });
-
-  it('an idle inspector stream: it is ended and the Host exits', { timeout: 30_000 }, async () => {
-    host = await startHostProcess({ dataDir });
-    const inspector = await connectRaw(host.url);
-    inspector.write(rawGet(host.url, '/api/inspect/events'));
-    await inspector.waitFor((text) => text.includes('event: snapshot'));
-    await terminate(host);
-    await inspector.closed;
     await reopens(0);
   });
 
