@@ -52,13 +52,15 @@ export interface SlotRunnerDeps {
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 
+/** An error that is not a ScheduleError, logged and answered as `internal_error`. */
+function unexpected(deps: SlotRunnerDeps, op: Operation, error: unknown): ScheduleError {
+  deps.logger.error('A schedule operation failed unexpectedly.', { operation: op.kind, cause: error });
+  return new ScheduleError('internal_error', INTERNAL_ERROR_MESSAGE, { cause: error });
+}
+
 /** The answer to a refused or failed request, shaped for the kind of call. */
 function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): SlotReply {
-  if (!(error instanceof ScheduleError)) {
-    deps.logger.error('A schedule operation failed unexpectedly.', { operation: op.kind, cause: error });
-    error = new ScheduleError('internal_error', INTERNAL_ERROR_MESSAGE, { cause: error });
-  }
-  const scheduleError = error as ScheduleError;
+  const scheduleError = error instanceof ScheduleError ? error : unexpected(deps, op, error);
   if (op.kind === 'archive.activity' || op.kind === 'archive.stop' || op.kind === 'delivery.commit') return rejected(scheduleError);
   return resolved(scheduleError.toFailure());
 }
