@@ -10,7 +10,8 @@ import { DEFAULT_RETRY } from '../src/domain/retry.ts';
 import type { TaskRow } from '../src/domain/types.ts';
 import type { DeliveryInput, DeliveryOutcome, SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
 import { taskGroupMachine } from './taskGroupMachine.ts';
-import { TaskIndex, TaskSends } from './taskIndex.ts';
+import { GroupStops, TaskIndex, type TaskRef } from './taskIndex.ts';
+import type { TaskEvent } from './taskMachine.ts';
 
 export type SessionEvent =
   /** Spawns task actors for active rows (all restored rows of a Session arrive in one event). */
@@ -58,6 +59,9 @@ export interface DeliveryFlushedEvent {
   readonly outcome: DeliveryOutcome;
 }
 
+/** Sends one event straight to a task's actor (the Session's actions enqueue it). */
+type TaskSend = (task: TaskRef, event: TaskEvent) => void;
+
 /** Why an attempt that ended with an unexpected error failed its tasks. */
 const UNEXPECTED_END = 'The delivery attempt ended with an unexpected error.';
 
@@ -65,12 +69,12 @@ const UNEXPECTED_END = 'The delivery attempt ended with an unexpected error.';
 const START = { type: 'delivery.start' } as const;
 
 /** Sends each task of `failures` its `delivery.failed`. */
-function sendFailures(index: TaskIndex, sends: TaskSends, failures: readonly TaskFailures[], now: number): void {
+function sendFailures(index: TaskIndex, send: TaskSend, failures: readonly TaskFailures[], now: number): void {
   for (const { ids, failure } of failures) {
     const failed = { type: 'delivery.failed', now, failure } as const;
     for (const id of ids) {
       const found = index.find(id);
-      if (found !== undefined) sends.send(found.task, failed);
+      if (found !== undefined) send(found.task, failed);
     }
   }
 }
@@ -101,14 +105,12 @@ export const sessionMachine = setup({
     putTasks: enqueueActions(({ enqueue, event, self }) => {
       const rows = event.type === 'tasks.spawn' ? event.rows : event.type === 'task.updated' ? [event.row] : [];
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new TaskSends();
       const fresh: TaskRow[] = [];
       for (const row of rows) {
         const found = index.find(row.record.id);
         if (found === undefined) fresh.push(row);
-        else if (event.type === 'task.updated') sends.send(found.task, event);
+        else if (event.type === 'task.updated') enqueue.sendTo(found.task, event);
       }
-      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
       for (const { group, spawn, rows: placed } of index.place(fresh)) {
         if (spawn) enqueue.spawnChild('taskGroup', { id: group, input: { rows: placed } });
         else enqueue.sendTo(group, { type: 'tasks.spawn', rows: placed });
@@ -117,25 +119,23 @@ export const sessionMachine = setup({
     removeTasks: enqueueActions(({ enqueue, event, context, self }) => {
       if (event.type !== 'tasks.remove') return;
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new TaskSends();
+      const stops = new GroupStops();
       for (const id of event.ids) {
         const found = index.find(id);
-        if (found !== undefined) sends.stop(found.group, id);
+        if (found !== undefined) stops.stop(found.group, id);
       }
-      for (const { group, event: stop } of sends.stopEvents()) enqueue.sendTo(group, stop);
+      for (const { group, event: stop } of stops.events()) enqueue.sendTo(group, stop);
       const removed = new Set(event.ids);
       enqueue.assign({ due: context.due.filter((id) => !removed.has(id)) });
     }),
     markDue: enqueueActions(({ enqueue, event, context, self }) => {
       if (event.type !== 'tasks.due') return;
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new TaskSends();
       const tick = { type: 'clock.tick', now: event.now } as const;
       for (const id of event.ids) {
         const found = index.find(id);
-        if (found !== undefined) sends.send(found.task, tick);
+        if (found !== undefined) enqueue.sendTo(found.task, tick);
       }
-      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
       // Sent after the ticks, so it arrives once the task actors have taken them.
       enqueue.sendTo(self, { type: 'tasks.ticked' });
       const due = new Set(context.due);
@@ -149,26 +149,22 @@ export const sessionMachine = setup({
      */
     startAttempt: enqueueActions(({ enqueue, context, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new TaskSends();
       const rows: TaskRow[] = [];
       for (const id of context.due) {
         const found = index.find(id);
         const snapshot = found?.task.getSnapshot();
         if (found === undefined || snapshot === undefined || !snapshot.matches('overdue')) continue;
         rows.push(snapshot.context);
-        sends.send(found.task, START);
+        enqueue.sendTo(found.task, START);
       }
-      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
       enqueue.assign({ due: [], inFlight: rows });
     }),
     /** The attempt ended with an unexpected error: its tasks fail at the resolve stage. */
     failAttempt: enqueueActions(({ enqueue, context, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new TaskSends();
       const ids = context.inFlight.map((row) => row.record.id);
       const failure = { stage: 'resolve', message: UNEXPECTED_END, retry: context.runtime?.retry ?? DEFAULT_RETRY } as const;
-      sendFailures(index, sends, [{ ids, failure }], context.now);
-      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
+      sendFailures(index, (task, failed) => enqueue.sendTo(task, failed), [{ ids, failure }], context.now);
       // After the tasks took the failure, so the timer re-queues them at their retry.
       const failed: TasksFailedEvent = { type: 'tasks.failed', causes: [{ ids, stage: 'resolve', message: UNEXPECTED_END }] };
       enqueue.sendParent(failed);
@@ -177,34 +173,32 @@ export const sessionMachine = setup({
     settleAttempt: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'delivery.settle') return;
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new TaskSends();
+      const stops = new GroupStops();
       for (const row of event.committed) {
         const found = index.find(row.record.id);
         if (found === undefined) continue;
-        sends.send(found.task, { type: 'delivery.committed', row, now: event.now });
-        if (row.status === 'inactive') sends.stop(found.group, row.record.id);
+        enqueue.sendTo(found.task, { type: 'delivery.committed', row, now: event.now });
+        if (row.status === 'inactive') stops.stop(found.group, row.record.id);
       }
-      sendFailures(index, sends, event.failures, event.now);
-      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
-      for (const { group, event: stop } of sends.stopEvents()) enqueue.sendTo(group, stop);
+      sendFailures(index, (task, failed) => enqueue.sendTo(task, failed), event.failures, event.now);
+      for (const { group, event: stop } of stops.events()) enqueue.sendTo(group, stop);
       enqueue.assign({ inFlight: [] });
     }),
     /** Routes a retried receipt's commit, its failure, or a retry now to the tasks it names. */
     forwardToTasks: enqueueActions(({ enqueue, event, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
-      const sends = new TaskSends();
       if (event.type === 'delivery.committed') {
         const found = index.find(event.row.record.id);
-        if (found !== undefined) sends.send(found.task, event);
-      } else if (event.type === 'receipts.failed') sendFailures(index, sends, event.failures, event.now);
+        if (found !== undefined) enqueue.sendTo(found.task, event);
+      } else if (event.type === 'receipts.failed')
+        sendFailures(index, (task, failed) => enqueue.sendTo(task, failed), event.failures, event.now);
       else if (event.type === 'tasks.retry') {
         const retry = { type: 'delivery.retry', now: event.now } as const;
         for (const id of event.ids) {
           const found = index.find(id);
-          if (found !== undefined) sends.send(found.task, retry);
+          if (found !== undefined) enqueue.sendTo(found.task, retry);
         }
       }
-      for (const { task, event: sent } of sends.direct) enqueue.sendTo(task, sent);
     }),
   },
 }).createMachine({

@@ -1,11 +1,11 @@
-// Finding a Session's task actors in its task groups, and gathering the events for them: each sent
-// to its task's actor, the stops per group.
+// Finding a Session's task actors in its task groups (their events are sent straight to them), and
+// gathering the stops of task actors per group.
 // Read by the Session actor's actions and, through snapshots only, by whoever looks a task up
 // (the runtime reads a task's state and retry status this way; nothing mirrors them).
 import type { ActorRefFrom } from 'xstate';
 import type { TaskRow } from '../src/domain/types.ts';
 import { TASK_GROUP_SIZE, type TaskGroupEvent, type TaskGroupMachine } from './taskGroupMachine.ts';
-import type { TaskEvent, TaskMachine } from './taskMachine.ts';
+import type { TaskMachine } from './taskMachine.ts';
 
 export type TaskRef = ActorRefFrom<TaskMachine>;
 type GroupRef = ActorRefFrom<TaskGroupMachine>;
@@ -59,17 +59,9 @@ export class TaskIndex {
   }
 }
 
-/**
- * Events for a Session's tasks: each sent straight to its task actor, in the order added, then the
- * stops, gathered per group (only a group stops its children).
- */
-export class TaskSends {
-  readonly direct: Array<{ readonly task: TaskRef; readonly event: TaskEvent }> = [];
+/** Task actors to stop, gathered per group (only a group stops its children): one event per group. */
+export class GroupStops {
   readonly stops = new Map<string, string[]>();
-
-  send(task: TaskRef, event: TaskEvent): void {
-    this.direct.push({ task, event });
-  }
 
   stop(group: string, id: string): void {
     const list = this.stops.get(group);
@@ -77,8 +69,8 @@ export class TaskSends {
     else list.push(id);
   }
 
-  /** Each group's stops, sent after the task events. */
-  *stopEvents(): Generator<{ readonly group: string; readonly event: TaskGroupEvent }> {
+  /** Each group's stop event. */
+  *events(): Generator<{ readonly group: string; readonly event: TaskGroupEvent }> {
     for (const [group, ids] of this.stops) yield { group, event: { type: 'tasks.stop', ids } };
   }
 }
