@@ -7,7 +7,10 @@ import {
   applyDeliveryDelta,
   type DomainBatch,
   type DomainSnapshot,
+  decodeDeliveryDelta,
   decodeRow,
+  deliveryDeltaOf,
+  encodeDeliveryDelta,
   encodeRowObject,
   nextTaskNumberAfter,
   repeatedId,
@@ -21,19 +24,51 @@ import type { CommitBatch } from '../ports.ts';
 /** A batch checked and normalised for writing. */
 export type PreparedBatch = DomainBatch;
 
+/** The row a storage holds for a task id, if any: a row it checked before. */
+export type StoredRowOf = (id: string) => TaskRow | undefined;
+
 /**
- * Checks a batch before it joins a write: every put is a valid row (a re-decoded copy is kept, so
+ * The checked copy of a put that only records a delivery on top of `base` (a row checked before):
+ * the delivery is checked as a journal's delivery delta is on replay — its new receipts, target
+ * and status — and the copy shares `base`'s kept receipts, so a delivery costs the receipts it
+ * adds, not the whole saved history. Undefined for any other put, and for one the delta's check
+ * refuses (the whole-row decode then decides, with its own message).
+ */
+function checkedDelivery(base: TaskRow, row: TaskRow, where: string): TaskRow | undefined {
+  try {
+    const delta = deliveryDeltaOf(base, row);
+    if (delta === undefined) return undefined;
+    return applyDeliveryDelta(base, decodeDeliveryDelta(encodeDeliveryDelta(delta), where, ''), where, '');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One checked put: a delivery on top of the stored row by {@link checkedDelivery}, any other
+ * row encoded and strictly decoded whole. encodeRowObject builds fresh objects, so either way
+ * the kept row is a copy the caller cannot change.
+ */
+function preparedRow(row: TaskRow, index: number, stored: StoredRowOf | undefined): TaskRow {
+  const where = `commit puts[${index}]`;
+  const id: unknown = stored === undefined ? undefined : row?.record?.id;
+  const base = typeof id === 'string' ? stored?.(id) : undefined;
+  return (base === undefined ? undefined : checkedDelivery(base, row, where)) ?? decodeRow(encodeRowObject(row), where);
+}
+
+/**
+ * Checks a batch before it joins a write: every put is a valid row (a checked copy is kept, so
  * later changes to the caller's objects cannot reach storage), every delete a task id, no id
  * named twice, and a counter (when given) a positive safe integer. The counter carried forward
- * is at least one more than any `sch_<n>` put.
+ * is at least one more than any `sch_<n>` put. `stored` gives the rows the storage holds: a put
+ * that only adds a delivery to one of them is checked by what it adds.
  *
  * @throws ScheduleError `internal_error` naming the problem; nothing is written.
  */
-export function prepareBatch(batch: CommitBatch): PreparedBatch {
+export function prepareBatch(batch: CommitBatch, stored?: StoredRowOf): PreparedBatch {
   let puts: TaskRow[];
   try {
-    // encodeRowObject builds fresh objects, so the decoded row is a copy the caller cannot change.
-    puts = batch.puts.map((row, index) => decodeRow(encodeRowObject(row), `commit puts[${index}]`));
+    puts = batch.puts.map((row, index) => preparedRow(row, index, stored));
   } catch (error) {
     const reason = isScheduleError(error) ? error.message : String(error);
     throw new ScheduleError('internal_error', `Refusing to store an invalid task row: ${reason}`, { cause: error });
