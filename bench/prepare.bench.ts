@@ -50,9 +50,9 @@ for (let n = 0; n < Math.max(...SIZES); n++) {
   if (SIZES.includes(n + 1)) {
     const batch = { puts: [next], deletes: [] };
     const whole = perCheck(() => prepareBatch(batch));
-    const delivery = perCheck(() => prepareBatch(batch, (id) => state.get(id)));
+    const delivery = perCheck(() => prepareBatch(batch, state));
     console.log(`| ${n + 1} | ${fmt(whole)} µs | ${fmt(delivery)} µs | ${(delivery / whole).toFixed(2)}× |`);
   }
-  state.apply(prepareBatch({ puts: [next], deletes: [] }, (id) => state.get(id)));
+  state.apply(prepareBatch({ puts: [next], deletes: [] }, state));
   row = next;
 }

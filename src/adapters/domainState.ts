@@ -24,8 +24,10 @@ import type { CommitBatch } from '../ports.ts';
 /** A batch checked and normalised for writing. */
 export type PreparedBatch = DomainBatch;
 
-/** The row a storage holds for a task id, if any: a row it checked before. */
-export type StoredRowOf = (id: string) => TaskRow | undefined;
+/** The rows a storage holds (each checked before it was stored), by task id. */
+export interface StoredRows {
+  get(id: string): TaskRow | undefined;
+}
 
 /**
  * The checked copy of a put that only records a delivery on top of `base` (a row checked before):
@@ -49,10 +51,11 @@ function checkedDelivery(base: TaskRow, row: TaskRow, where: string): TaskRow | 
  * row encoded and strictly decoded whole. encodeRowObject builds fresh objects, so either way
  * the kept row is a copy the caller cannot change.
  */
-function preparedRow(row: TaskRow, index: number, stored: StoredRowOf | undefined): TaskRow {
+function preparedRow(row: TaskRow, index: number, stored: StoredRows | undefined): TaskRow {
   const where = `commit puts[${index}]`;
-  const id: unknown = stored === undefined ? undefined : row?.record?.id;
-  const base = typeof id === 'string' ? stored?.(id) : undefined;
+  // A put that is not even shaped like a row has no stored version to build on.
+  const id: unknown = row?.record?.id;
+  const base = stored !== undefined && typeof id === 'string' ? stored.get(id) : undefined;
   return (base === undefined ? undefined : checkedDelivery(base, row, where)) ?? decodeRow(encodeRowObject(row), where);
 }
 
@@ -65,7 +68,7 @@ function preparedRow(row: TaskRow, index: number, stored: StoredRowOf | undefine
  *
  * @throws ScheduleError `internal_error` naming the problem; nothing is written.
  */
-export function prepareBatch(batch: CommitBatch, stored?: StoredRowOf): PreparedBatch {
+export function prepareBatch(batch: CommitBatch, stored?: StoredRows): PreparedBatch {
   let puts: TaskRow[];
   try {
     puts = batch.puts.map((row, index) => preparedRow(row, index, stored));

@@ -169,8 +169,7 @@ export class JsonFileStorage implements ScheduleStorage {
    */
   async commit(batch: CommitBatch): Promise<void> {
     if (this.phase !== 'open') throw new ScheduleError('internal_error', `The schedule storage at ${this.path} is not open.`);
-    const domain = this.domain;
-    await this.committer.submit(prepareBatch(batch, domain === undefined ? undefined : (id) => domain.state.get(id)));
+    await this.committer.submit(prepareBatch(batch, this.domain?.state));
   }
 
   /** Resolves once no write or background compaction is in progress (for tests and tools). */

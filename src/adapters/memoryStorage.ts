@@ -95,7 +95,7 @@ export class MemoryStorage implements ScheduleStorage {
   async commit(batch: CommitBatch): Promise<void> {
     const state = this.state;
     if (!this.isOpen || state === undefined) throw new ScheduleError('internal_error', 'The memory schedule storage is not open.');
-    const prepared = prepareBatch(batch, (id) => state.get(id));
+    const prepared = prepareBatch(batch, state);
     await Promise.resolve();
     if (this.failures.length > 0) {
       const cause = this.failures.shift();

@@ -2,7 +2,7 @@
 // the prepared row equals the whole-row decode's, shares the stored row's kept receipts, and every
 // put that the whole-row decode refuses is refused the same way.
 import fc from 'fast-check';
-import { DomainState, prepareBatch, type StoredRowOf } from '../../src/adapters/domainState.ts';
+import { DomainState, prepareBatch, type StoredRows } from '../../src/adapters/domainState.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { applyDelivery } from '../../src/domain/deliveryRow.ts';
 import type { DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
@@ -19,16 +19,16 @@ function delivered(base: TaskRow, n: number, messageId = `m${n}`): TaskRow {
 }
 
 /** A stored row with `count` deliveries, and the storage view holding it. */
-function stored(count: number): { readonly state: DomainState; readonly row: TaskRow; readonly of: StoredRowOf } {
+function stored(count: number): { readonly state: DomainState; readonly row: TaskRow; readonly of: StoredRows } {
   let current = sampleRow(1);
   for (let n = 0; n < count; n++) current = delivered(current, n);
   const state = new DomainState();
   state.apply(prepareBatch({ puts: [current], deletes: [] }));
-  return { state, row: current, of: (id) => state.get(id) };
+  return { state, row: current, of: state };
 }
 
 /** The outcome of preparing one put: the row kept, or the refusal's code and message. */
-function outcome(put: TaskRow, of?: StoredRowOf): { readonly row: TaskRow } | { readonly code: string; readonly message: string } {
+function outcome(put: TaskRow, of?: StoredRows): { readonly row: TaskRow } | { readonly code: string; readonly message: string } {
   try {
     return { row: prepareBatch({ puts: [put], deletes: [] }, of).puts[0]! };
   } catch (error) {
@@ -80,7 +80,7 @@ describe('prepareBatch of a delivery on a stored row', () => {
     expect(fast).toEqual(whole);
     expect(history(fast).records).toHaveLength(200);
     // One receipt pruned, one appended: the 199 kept are the stored row's own objects.
-    const storedRecords = history(of('sch_1')!).records;
+    const storedRecords = history(of.get('sch_1')!).records;
     expect(
       history(fast)
         .records.slice(0, 199)
