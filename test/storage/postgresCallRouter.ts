@@ -33,6 +33,35 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A listener that listens but never delivers a notification. */
 const deaf: NotificationListener = async () => async () => undefined;
 
+/** A pool that records each statement run through it (with the rows it answered) and counts those in flight. */
+function tracedPool(pool: SqlPool): { pool: SqlPool; statements: { text: string; rows: number }[]; inFlight: () => number } {
+  const statements: { text: string; rows: number }[] = [];
+  let inFlight = 0;
+  return {
+    statements,
+    inFlight: () => inFlight,
+    pool: {
+      connect: async () => {
+        const client = await pool.connect();
+        return {
+          query: async (text: string, values?: readonly unknown[]) => {
+            inFlight++;
+            try {
+              const result = await client.query(text, values);
+              statements.push({ text, rows: result.rows.length });
+              return result;
+            } finally {
+              inFlight--;
+            }
+          },
+          release: (error?: Error | boolean) => client.release(error),
+        };
+      },
+      end: () => pool.end(),
+    },
+  };
+}
+
 /** A promise `gate` that settles when `open()` is called. */
 function gated(): { gate: Promise<void>; open: () => void } {
   let open!: () => void;
@@ -349,6 +378,27 @@ export function describeCallRouter(name: string, backend: () => RouterBackend): 
       await a.start();
       const b = routerOf(schema, { hostId: 'b', listen: deaf, pollMs: 30 });
       expect(await Promise.all([b.route(sessionIn(8), 'one'), b.route(sessionIn(8), ['two'])])).toEqual(['one', ['two']]);
+    });
+
+    it('a poll that reads the last reply reads nothing after it, and a router stopped then has no statement in flight', async () => {
+      const schema = await schemaOf();
+      const epochs = await own(schema, 'a', [8]);
+      const a = routerOf(schema, {
+        hostId: 'a',
+        owns: (shard) => epochs.get(shard),
+        execute: async (call) => call.request,
+        listen: deaf,
+        pollMs: 30,
+      });
+      await a.start();
+      const traced = tracedPool(backend().pool);
+      const b = routerOf(schema, { hostId: 'b', listen: deaf, pollMs: 30, pool: traced.pool });
+      expect(await b.route(sessionIn(8), 'one')).toBe('one');
+      await b.stop();
+      expect(traced.inFlight()).toBe(0);
+      const answeredAt = traced.statements.findLastIndex((s) => s.text.includes("status = 'answered' returning") && s.rows > 0);
+      expect(answeredAt).toBeGreaterThanOrEqual(0);
+      expect(traced.statements.slice(answeredAt + 1)).toEqual([]);
     });
 
     it('a lost listening connection is opened again and the calls pending meanwhile are claimed', async () => {

@@ -167,8 +167,9 @@ export class CallRouter {
 
   /**
    * Stops: no more listening or claiming; calls claimed but not yet begun are handed back
-   * (pending, for the shard's next owner); waits for the calls running now. Calls this router
-   * routed and still awaits keep polling until answered or timed out.
+   * (pending, for the shard's next owner); waits for the calls running now and for a look at the
+   * replies in flight. Calls this router routed and still awaits keep polling until answered or
+   * timed out.
    */
   async stop(): Promise<void> {
     if (this.stopped) return;
@@ -180,6 +181,7 @@ export class CallRouter {
     this.closeListener = undefined;
     await close?.().catch((error: unknown) => this.options.onError?.(error));
     await this.runner.stop();
+    await this.sender.settled();
   }
 
   private readonly onNotification = (channel: string, payload: string): void => {

@@ -57,7 +57,8 @@ export class CallSender {
   private readonly recentReplies = new Set<number>();
   private readonly inserting = new Map<string, Promise<unknown>>();
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
-  private polling = false;
+  /** The poll pass in flight (one at a time). */
+  private pass: Promise<void> | undefined;
 
   constructor(private readonly options: CallSenderOptions) {
     this.q = options.q;
@@ -256,12 +257,27 @@ export class CallSender {
     }, this.pollMs);
   }
 
-  /** Looks at every awaited call: answered ones are read, those whose claimer lost the shard are ended. */
-  async pollWaiters(): Promise<void> {
-    if (this.polling) return;
+  /**
+   * Looks at every awaited call: answered ones are read, those whose claimer lost the shard are
+   * ended. A pass already in flight is joined instead of starting another.
+   */
+  pollWaiters(): Promise<void> {
+    if (this.pass !== undefined) return this.pass;
+    const pass = this.pollOnce().finally(() => {
+      this.pass = undefined;
+    });
+    this.pass = pass;
+    return pass;
+  }
+
+  /** Resolves once no poll pass is in flight: its statements are done. */
+  async settled(): Promise<void> {
+    await this.pass;
+  }
+
+  private async pollOnce(): Promise<void> {
     const looked = [...this.waiters.values()].filter((w) => !w.busy);
     if (looked.length === 0) return;
-    this.polling = true;
     for (const waiter of looked) waiter.busy = true;
     const ids = looked.map((w) => w.id);
     const lost: Waiter[] = [];
@@ -271,18 +287,24 @@ export class CallSender {
         `delete from ${this.q}.routed_calls where id = any($1::bigint[]) and status = 'answered' returning id::text as id, reply::text as reply`,
         [ids],
       );
+      const unanswered = new Set(ids);
       for (const row of answered.rows) {
         const waiter = this.waiters.get(Number(row.id));
+        unanswered.delete(Number(row.id));
         if (waiter !== undefined && typeof row.reply === 'string') this.settle(waiter, row.reply);
       }
-      const claimedByLoser = await this.run(
-        'The routed calls could not be read',
-        `select c.id::text as id from ${this.q}.routed_calls c
+      // Only the calls still awaited are looked at again: once every reply is in, nothing is read.
+      const claimedByLoser =
+        unanswered.size === 0
+          ? { rows: [] }
+          : await this.run(
+              'The routed calls could not be read',
+              `select c.id::text as id from ${this.q}.routed_calls c
          left join ${this.q}.shard_leases l on l.shard = c.shard
          where c.id = any($1::bigint[]) and c.status = 'claimed'
            and (l.owner is distinct from c.claimed_by or l.epoch is distinct from c.claimed_epoch)`,
-        [ids],
-      );
+              [[...unanswered]],
+            );
       for (const row of claimedByLoser.rows) {
         const waiter = this.waiters.get(Number(row.id));
         if (waiter !== undefined) lost.push(waiter);
@@ -290,7 +312,6 @@ export class CallSender {
     } catch {
       // The next poll (or the timeout) tries again.
     } finally {
-      this.polling = false;
       for (const waiter of looked) waiter.busy = false;
     }
     for (const waiter of looked) this.afterLook(waiter, lost.includes(waiter));
