@@ -8,7 +8,7 @@
 // passes their delivery results up to the supervisor.
 import { enqueueActions, sendParent, setup } from 'xstate';
 import { type SupervisorRuntime, sessionActorId, type TasksFailedEvent } from './events.ts';
-import { type DeliveryFlushedEvent, type SessionEvent, sessionMachine } from './sessionMachine.ts';
+import { type AttemptRunnerRef, type DeliveryFlushedEvent, type SessionEvent, sessionMachine } from './sessionMachine.ts';
 
 /** One step for one Session of the group, applied in order. */
 export type SessionRoute =
@@ -22,10 +22,16 @@ export type SessionGroupEvent =
   | DeliveryFlushedEvent
   | TasksFailedEvent;
 
+/** What a group hands each Session actor it spawns: the effects' handle and the runner of their attempts. */
+export interface SessionGroupContext {
+  readonly runtime: SupervisorRuntime | undefined;
+  readonly attempts: AttemptRunnerRef | undefined;
+}
+
 export const sessionGroupMachine = setup({
   types: {
-    context: {} as { readonly runtime: SupervisorRuntime | undefined },
-    input: {} as { readonly runtime?: SupervisorRuntime | undefined } | undefined,
+    context: {} as SessionGroupContext,
+    input: {} as Partial<SessionGroupContext> | undefined,
     events: {} as SessionGroupEvent,
   },
   actors: {
@@ -49,7 +55,10 @@ export const sessionGroupMachine = setup({
         }
         if (!isLive(id)) {
           if (!route.spawn) continue;
-          enqueue.spawnChild('session', { id, input: { sessionId: route.sessionId, runtime: context.runtime } });
+          enqueue.spawnChild('session', {
+            id,
+            input: { sessionId: route.sessionId, runtime: context.runtime, attempts: context.attempts },
+          });
           live.set(id, true);
         }
         enqueue.sendTo(id, route.event);
@@ -59,7 +68,7 @@ export const sessionGroupMachine = setup({
   },
 }).createMachine({
   id: 'sessionGroup',
-  context: ({ input }) => ({ runtime: input?.runtime }),
+  context: ({ input }) => ({ runtime: input?.runtime, attempts: input?.attempts }),
   initial: 'routing',
   states: {
     routing: {

@@ -4,11 +4,12 @@
 // events sent straight to each task's actor — gathers the Session's due tasks into one delivery
 // attempt at a time (`idle` → `delivering` → `committing` → `idle`), and hands the flushed outcome
 // up to the supervisor, whose mailbox commits it. The attempt itself — resolve the Agent, append,
-// flush — is the `deliverBatch` actor the service provides.
-import { assign, enqueueActions, fromPromise, sendParent, setup } from 'xstate';
+// flush — runs in the supervisor's long-lived attempt runner (its `attempts` input): the Session
+// sends it `attempt.run` and waits for `attempt.done`, so an attempt spawns no actor.
+import { type ActorRef, assign, enqueueActions, type Snapshot, sendParent, setup } from 'xstate';
 import { DEFAULT_RETRY } from '../src/domain/retry.ts';
 import type { TaskRow } from '../src/domain/types.ts';
-import type { DeliveryInput, DeliveryOutcome, SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
+import type { DeliveryOutcome, SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
 import { taskGroupMachine } from './taskGroupMachine.ts';
 import { GroupStops, TaskIndex, type TaskRef } from './taskIndex.ts';
 import type { TaskEvent } from './taskMachine.ts';
@@ -36,12 +37,41 @@ export type SessionEvent =
   /** Retry now: these failed tasks are tried again at once. */
   | { readonly type: 'tasks.retry'; readonly ids: readonly string[]; readonly now: number }
   /** Sent to itself after the ticks of a `tasks.due`: the task actors have taken them. */
-  | { readonly type: 'tasks.ticked' };
+  | { readonly type: 'tasks.ticked' }
+  /** The attempt runner flushed the attempt in flight: what the Session acknowledged and what failed. */
+  | { readonly type: 'attempt.done'; readonly outcome: DeliveryOutcome }
+  /** The attempt in flight ended with an unexpected error (the runner never answers with a failed outcome otherwise). */
+  | { readonly type: 'attempt.failed'; readonly error: unknown };
+
+/** What a Session asks its attempt runner: deliver these due rows, and answer `replyTo`. */
+export interface AttemptRunEvent {
+  readonly type: 'attempt.run';
+  readonly sessionId: string;
+  /** The due rows; the attempt reads the clock itself when it chooses their occurrences. */
+  readonly rows: readonly TaskRow[];
+  /** The Session actor, which receives `attempt.done` or `attempt.failed`. */
+  readonly replyTo: ActorRef<Snapshot<unknown>, AttemptReply>;
+}
+
+/** What the attempt runner answers a Session. */
+export type AttemptReply = Extract<SessionEvent, { readonly type: 'attempt.done' | 'attempt.failed' }>;
+
+/** The actor that runs the delivery attempts of every Session of a supervisor. */
+export type AttemptRunnerRef = ActorRef<Snapshot<unknown>, AttemptRunEvent>;
+
+/** A Session actor's input: its id, the effects' handle, and the runner of its attempts. */
+export interface SessionInput {
+  readonly sessionId: string;
+  readonly runtime?: SupervisorRuntime | undefined;
+  readonly attempts?: AttemptRunnerRef | undefined;
+}
 
 export interface SessionContext {
   readonly sessionId: string;
-  /** The effects the delivery attempts run with (absent in a machine tested on its own). */
+  /** The effects' handle: how failed attempts are retried (absent in a machine tested on its own). */
   readonly runtime: SupervisorRuntime | undefined;
+  /** Runs this Session's delivery attempts (absent: an attempt fails at once). */
+  readonly attempts: AttemptRunnerRef | undefined;
   /** Ids reported due and not yet part of an attempt. */
   readonly due: readonly string[];
   /** The rows of the attempt in flight. */
@@ -82,15 +112,11 @@ function sendFailures(index: TaskIndex, send: TaskSend, failures: readonly TaskF
 export const sessionMachine = setup({
   types: {
     context: {} as SessionContext,
-    input: {} as { readonly sessionId: string; readonly runtime?: SupervisorRuntime | undefined },
+    input: {} as SessionInput,
     events: {} as SessionEvent,
   },
   actors: {
     taskGroup: taskGroupMachine,
-    /** Resolve → followup → flush for one Session; provided by the service. */
-    deliverBatch: fromPromise<DeliveryOutcome, DeliveryInput>(async () => {
-      throw new Error('deliverBatch is provided by the service');
-    }),
   },
   guards: {
     /** Tasks were reported due and their ticks have reached them. */
@@ -159,6 +185,15 @@ export const sessionMachine = setup({
       }
       enqueue.assign({ due: [], inFlight: rows });
     }),
+    /** Asks the attempt runner to deliver the rows in flight (without a runner the attempt fails at once). */
+    requestAttempt: enqueueActions(({ enqueue, context, self }) => {
+      if (context.attempts === undefined) {
+        enqueue.raise({ type: 'attempt.failed', error: new Error('The Session has no attempt runner.') });
+        return;
+      }
+      const request: AttemptRunEvent = { type: 'attempt.run', sessionId: context.sessionId, rows: context.inFlight, replyTo: self };
+      enqueue.sendTo(context.attempts, request);
+    }),
     /** The attempt ended with an unexpected error: its tasks fail at the resolve stage. */
     failAttempt: enqueueActions(({ enqueue, context, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
@@ -203,7 +238,15 @@ export const sessionMachine = setup({
   },
 }).createMachine({
   id: 'session',
-  context: ({ input }) => ({ sessionId: input.sessionId, runtime: input.runtime, due: [], inFlight: [], now: 0, ticking: false }),
+  context: ({ input }) => ({
+    sessionId: input.sessionId,
+    runtime: input.runtime,
+    attempts: input.attempts,
+    due: [],
+    inFlight: [],
+    now: 0,
+    ticking: false,
+  }),
   initial: 'idle',
   on: {
     'tasks.spawn': { actions: 'putTasks' },
@@ -227,21 +270,20 @@ export const sessionMachine = setup({
       always: [{ guard: 'nothingInFlight', target: 'idle' }, { target: 'delivering' }],
     },
     delivering: {
-      description: 'Resolve the Agent, append the messages, flush the Session.',
-      invoke: {
-        src: 'deliverBatch',
-        input: ({ context }) => ({ sessionId: context.sessionId, rows: context.inFlight, runtime: context.runtime }),
-        onDone: {
+      description: "Resolve the Agent, append the messages, flush the Session: the supervisor's attempt runner does it.",
+      entry: 'requestAttempt',
+      on: {
+        'attempt.done': {
           target: 'committing',
           actions: sendParent(
             ({ context, event }): DeliveryFlushedEvent => ({
               type: 'delivery.flushed',
               sessionId: context.sessionId,
-              outcome: event.output,
+              outcome: (event as Extract<SessionEvent, { type: 'attempt.done' }>).outcome,
             }),
           ),
         },
-        onError: { target: 'idle', actions: 'failAttempt' },
+        'attempt.failed': { target: 'idle', actions: 'failAttempt' },
       },
     },
     committing: {

@@ -30,7 +30,7 @@ import type {
 import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
 import { type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
-import type { DeliveryFlushedEvent, SessionEvent } from './sessionMachine.ts';
+import type { AttemptRunEvent, AttemptRunnerRef, DeliveryFlushedEvent, SessionEvent } from './sessionMachine.ts';
 
 export type SupervisorEvent =
   /** A call takes its place in the mailbox; its reply goes to `replyTo`, else to the parent. */
@@ -70,6 +70,8 @@ export interface SupervisorContext {
   readonly input: SupervisorInput;
   /** The effects of this supervisor, from `openDomain` (null until the domain is open). */
   readonly runtime: SupervisorRuntime | null;
+  /** The runner of every Session's delivery attempts, spawned once the domain is open. */
+  readonly attempts: AttemptRunnerRef | undefined;
 }
 
 /** What `openDomain` yields: the active rows to spawn actors for, and the effects' handle. */
@@ -192,6 +194,10 @@ export const supervisorMachine = setup({
     slotRunner: fromCallback<SlotRunEvent, RuntimeInput>(() => {
       throw new Error('slotRunner is provided by scheduleSupervisor');
     }),
+    /** Runs the Sessions' delivery attempts: receives `attempt.run`, answers the Session with `attempt.done`. */
+    attemptRunner: fromCallback<AttemptRunEvent, RuntimeInput>(() => {
+      throw new Error('attemptRunner is provided by scheduleSupervisor');
+    }),
     /** The one timer over the injected clock: sends `clock.tick` with the tasks due. */
     timer: fromCallback<TimerEvent, RuntimeInput>(() => {
       throw new Error('timer is provided by scheduleSupervisor');
@@ -245,7 +251,7 @@ export const supervisorMachine = setup({
      */
     spawnRows: enqueueActions(({ enqueue, event, self, context }) => {
       const rows = context.runtime === null ? [] : event.type === 'tasks.activate' ? event.rows : openedRows(event);
-      const input = { runtime: context.runtime ?? undefined };
+      const input = { runtime: context.runtime ?? undefined, attempts: context.attempts };
       const routes = new GroupRoutes();
       for (const [sessionId, group] of groupBySession(rows)) {
         routes.add({ type: 'send', sessionId, event: { type: 'tasks.spawn', rows: group }, spawn: true });
@@ -258,7 +264,7 @@ export const supervisorMachine = setup({
     /** Routes a committed slot's effects to the Session actors. */
     applyEffects: enqueueActions(({ enqueue, event, self, context }) => {
       if (event.type !== 'slot.done') return;
-      const input = { runtime: context.runtime ?? undefined };
+      const input = { runtime: context.runtime ?? undefined, attempts: context.attempts };
       const routes = new GroupRoutes();
       for (const effect of event.outcome.effects) {
         if (effect.type === 'tasks.spawn') {
@@ -326,6 +332,10 @@ export const supervisorMachine = setup({
       }
     }),
     keepRuntime: assign(({ event }) => ({ runtime: 'output' in event ? (event.output as OpenedDomain).runtime : null })),
+    /** Spawns the attempt runner before the Session actors that send it their attempts. */
+    spawnAttempts: assign(({ spawn, context }) => ({
+      attempts: spawn('attemptRunner', { id: 'attempts', input: { runtime: context.runtime } }),
+    })),
     /** Ends the supervisor with the error (status `error`; a parent's `invoke.onError` receives it). */
     fail: ({ event }) => {
       throw 'error' in event ? event.error : new Error('The schedule supervisor failed.');
@@ -333,7 +343,14 @@ export const supervisorMachine = setup({
   },
 }).createMachine({
   id: 'supervisor',
-  context: ({ input }) => ({ queue: emptyMailbox(), closeAsked: false, closeRequested: false, input, runtime: null }),
+  context: ({ input }) => ({
+    queue: emptyMailbox(),
+    closeAsked: false,
+    closeRequested: false,
+    input,
+    runtime: null,
+    attempts: undefined,
+  }),
   initial: 'opening',
   on: {
     'schedule.call': { actions: 'enqueueCommand' },
@@ -344,7 +361,7 @@ export const supervisorMachine = setup({
       invoke: {
         src: 'openDomain',
         input: ({ context }) => context.input,
-        onDone: { target: 'running', actions: ['keepRuntime', 'spawnRows'] },
+        onDone: { target: 'running', actions: ['keepRuntime', 'spawnAttempts', 'spawnRows'] },
         onError: { target: 'failed' },
       },
       on: { 'schedule.close': { actions: 'askClose' } },

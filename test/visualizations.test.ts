@@ -68,7 +68,7 @@ describe('diagrams from the machine definitions', () => {
     expect(text).toContain('[*] --> scheduled');
     expect(text).toContain('scheduled --> overdue : clock.tick [isDue]<br/>task.updated [rowIsDue] / storeRow');
     expect(text).toContain('overdue --> delivering : delivery.start');
-    expect(text).toContain('overdue --> scheduled : clock.tick [!isDue]');
+    expect(text).toContain('overdue --> scheduled : clock.tick [notDue]');
     expect(text).toContain('delivering --> inactive : delivery.committed [rowEnded] / storeDelivered');
     expect(text).toContain('delivering --> retrying : delivery.failed [receiptFailed] / recordFailure');
     expect(text).toContain('inactive --> [*]');

@@ -7,9 +7,8 @@
 // receive as input.
 import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
 import { anyAttemptInFlight, isAttempting, taskActorOf } from '../../machines/actorLookup.ts';
-import type { ActorEffect, DeliveryInput, DeliveryOutcome, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';
-import { sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
-import { sessionMachine } from '../../machines/sessionMachine.ts';
+import type { ActorEffect, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';
+import type { AttemptReply, AttemptRunEvent } from '../../machines/sessionMachine.ts';
 import {
   type OpenedDomain,
   type RuntimeInput,
@@ -267,13 +266,21 @@ const closeDomain = fromPromise<void, RuntimeInput>(async ({ input }) => {
   }
 });
 
-const deliveryAttempt = fromPromise<DeliveryOutcome, DeliveryInput>(({ input }) => {
+const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, receive }) => {
   const runtime = runtimeOf(input.runtime);
   const { sessions, clock, logger } = runtime.ports;
-  return deliverBatch(
-    { sessions, clock, logger, restores: runtime.restores, pendingCommits: runtime.scheduler.pendingCommits },
-    { sessionId: input.sessionId, rows: input.rows },
-  );
+  const deps = { sessions, clock, logger, restores: runtime.restores, pendingCommits: runtime.scheduler.pendingCommits };
+  receive((event) => {
+    const { replyTo } = event;
+    // A Session retired while its attempt ran is not answered (its actor is stopped).
+    const answer = (reply: AttemptReply): void => {
+      if (replyTo.getSnapshot().status === 'active') replyTo.send(reply);
+    };
+    deliverBatch(deps, { sessionId: event.sessionId, rows: event.rows }).then(
+      (outcome) => answer({ type: 'attempt.done', outcome }),
+      (error: unknown) => answer({ type: 'attempt.failed', error }),
+    );
+  });
 });
 
 /**
@@ -288,9 +295,7 @@ export const scheduleSupervisor = supervisorMachine.provide({
     slotRunner,
     timer,
     closeDomain,
-    sessionGroup: sessionGroupMachine.provide({
-      actors: { session: sessionMachine.provide({ actors: { deliverBatch: deliveryAttempt } }) },
-    }),
+    attemptRunner,
   },
 });
 

@@ -99,7 +99,7 @@ describe('the actor tree', () => {
     expect(r.sessions.messages('s1')).toHaveLength(1);
   });
 
-  it('the Session actor shows the attempt: idle → delivering → committing → idle, with its deliverBatch effect', async () => {
+  it('the Session actor shows the attempt: idle → delivering → committing → idle, run by the attempt runner', async () => {
     const r = await rig();
     await create(r, 's1', { after_seconds: 60 });
     await create(r, 's1', { every_seconds: 600 });
@@ -109,10 +109,17 @@ describe('the actor tree', () => {
       .filter((e) => e.type === 'snapshot' && e.actorId === 'session:s1')
       .map((e) => e.state);
     expect(sessionStates).toEqual(['idle', 'delivering', 'committing', 'idle']);
-    const effect = r.inspector.events().find((e) => e.type === 'actor' && e.kind === 'effect' && e.session === 's1');
-    expect(effect).toBeDefined();
-    // The effect ran to completion and left the tree.
-    expect(r.inspector.actors().some((a) => a.key === effect?.actorKey)).toBe(false);
+    // The Session asked the supervisor's one attempt runner, which answered it: no actor per attempt.
+    const asked = r.inspector.events().filter((e) => e.type === 'event' && e.actorId === 'attempts' && e.event === 'attempt.run');
+    expect(asked.map((e) => [e.source, e.session])).toEqual([['session:s1', 's1']]);
+    const answered = r.inspector.events().filter((e) => e.type === 'event' && e.actorId === 'session:s1' && e.event === 'attempt.done');
+    expect(answered).toHaveLength(1);
+    expect(
+      r.inspector
+        .actors()
+        .filter((a) => a.kind === 'effect')
+        .map((a) => a.id),
+    ).toEqual(['attempts', 'slots', 'timer']);
   });
 
   it('a delivered one-shot and a deleted task leave the tree; their last entries say why', async () => {
@@ -131,8 +138,8 @@ describe('the actor tree', () => {
     await r.svc.whenIdle();
     expect(lastStatus(gone)).toBe('stopped');
     // With no active task left the Session actor is retired too (its group stays).
-    expect(r.inspector.actors().map((a) => a.kind)).toEqual(['supervisor', 'effect', 'effect', 'group']);
-    expect(r.inspector.view().counts).toEqual({ supervisor: 1, group: 1, session: 0, task: 0, effect: 2, other: 0 });
+    expect(r.inspector.actors().map((a) => a.kind)).toEqual(['supervisor', 'effect', 'effect', 'effect', 'group']);
+    expect(r.inspector.view().counts).toEqual({ supervisor: 1, group: 1, session: 0, task: 0, effect: 3, other: 0 });
   });
 
   it('a closed service is not torn down actor by actor: the inspector keeps only the closed supervisor', async () => {
@@ -142,14 +149,14 @@ describe('the actor tree', () => {
     const updates: InspectorUpdate[] = [];
     r.inspector.subscribe((u) => updates.push(u));
     const groups = new Set([sessionGroupId('s1'), sessionGroupId('s2')]).size;
-    // supervisor, slot runner, timer, the Session groups, two Sessions, their task groups, two tasks
-    expect(r.inspector.actors()).toHaveLength(9 + groups);
+    // supervisor, attempt runner, slot runner, timer, the Session groups, two Sessions, their task groups, two tasks
+    expect(r.inspector.actors()).toHaveLength(10 + groups);
     await r.svc.close();
     expect(r.inspector.actors()).toEqual([expect.objectContaining({ kind: 'supervisor', state: 'closed' })]);
     // One update drops the descendants still in the tree: all but the supervisor and the effect
-    // actor already stopped on its own as the mailbox closed.
+    // actors already stopped on their own as the mailbox closed.
     const removed = updates.find((u) => u.type === 'removed');
-    expect(removed?.type === 'removed' ? removed.keys.length : 0).toBe(7 + groups);
+    expect(removed?.type === 'removed' ? removed.keys.length : 0).toBe(8 + groups);
     r.inspector.reset();
     expect(r.inspector.view()).toMatchObject({ actors: [], events: [], ring: { dropped: 0 } });
     expect(updates.at(-1)).toEqual({ type: 'reset' });

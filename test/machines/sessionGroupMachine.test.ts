@@ -1,12 +1,11 @@
 // The Session group actor: it spawns, feeds and retires its Session actors in the order of its
 // routes, drops routes for Sessions it does not hold, and passes their delivery results up; the
 // group a Session belongs to is a stable hash of its id.
-import { createActor, fromPromise, setup } from 'xstate';
-import type { DeliveryInput, DeliveryOutcome } from '../../machines/events.ts';
+import { createActor, setup } from 'xstate';
 import { SESSION_GROUPS, sessionGroupId } from '../../machines/events.ts';
 import { type SessionRoute, sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
-import { sessionMachine } from '../../machines/sessionMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
+import { attemptRunner } from '../support/attemptRunner.ts';
 
 const T = Date.parse('2030-01-01T08:10:00.000Z');
 const row = (sessionId: string, id: string): TaskRow => ({
@@ -23,22 +22,12 @@ const spawn = (sessionId: string, ...ids: string[]): SessionRoute => ({
 
 function harness() {
   const parentEvents: Array<{ type: string; sessionId?: string }> = [];
-  const group = sessionGroupMachine.provide({
-    actors: {
-      session: sessionMachine.provide({
-        actors: {
-          deliverBatch: fromPromise<DeliveryOutcome, DeliveryInput>(async () => ({
-            now: 0,
-            delivered: [],
-            failedIds: [],
-            unrecordableIds: [],
-          })),
-        },
-      }),
-    },
-  });
-  const parent = setup({ actors: { group }, types: { events: {} as { type: string; sessionId?: string } } }).createMachine({
-    invoke: { id: 'group', src: 'group' },
+  const attempts = attemptRunner(async () => ({ now: 0, delivered: [], failedIds: [], unrecordableIds: [] }));
+  const parent = setup({
+    actors: { group: sessionGroupMachine },
+    types: { events: {} as { type: string; sessionId?: string } },
+  }).createMachine({
+    invoke: { id: 'group', src: 'group', input: { attempts } },
     on: { '*': { actions: ({ event }) => parentEvents.push(event) } },
   });
   const actor = createActor(parent).start();

@@ -1,10 +1,11 @@
 // The Session actor with a fake delivery: it spawns its tasks in one event, takes every due task
 // into one attempt, hands the outcome to its parent and waits for the commit to settle it.
-import { createActor, fromPromise, setup } from 'xstate';
-import type { DeliveryInput, DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
+import { createActor, setup } from 'xstate';
+import type { DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
 import { sessionMachine } from '../../machines/sessionMachine.ts';
 import { TASK_GROUP_SIZE } from '../../machines/taskGroupMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
+import { attemptRunner } from '../support/attemptRunner.ts';
 
 const row = (id: string, scheduledAt: string): TaskRow => ({
   sessionId: 's1',
@@ -17,18 +18,17 @@ function harness() {
   const requests: DeliveryRequest[] = [];
   const parentEvents: Array<{ type: string }> = [];
   let release: ((o: DeliveryOutcome) => void) | null = null;
-  const session = sessionMachine.provide({
-    actors: {
-      deliverBatch: fromPromise<DeliveryOutcome, DeliveryInput>(({ input }) => {
-        requests.push(input);
-        return new Promise((resolve) => {
-          release = resolve;
-        });
+  let fail: ((error: Error) => void) | null = null;
+  const attempts = attemptRunner(
+    (request) =>
+      new Promise<DeliveryOutcome>((resolve, reject) => {
+        requests.push(request);
+        release = resolve;
+        fail = reject;
       }),
-    },
-  });
-  const parent = setup({ actors: { session }, types: { events: {} as { type: string } } }).createMachine({
-    invoke: { id: 'session', src: 'session', input: { sessionId: 's1' } },
+  );
+  const parent = setup({ actors: { session: sessionMachine }, types: { events: {} as { type: string } } }).createMachine({
+    invoke: { id: 'session', src: 'session', input: { sessionId: 's1', attempts } },
     on: { '*': { actions: ({ event }) => parentEvents.push(event) } },
   });
   const actor = createActor(parent).start();
@@ -54,6 +54,7 @@ function harness() {
     requests,
     parentEvents,
     finish: (outcome: DeliveryOutcome) => release?.(outcome),
+    crash: (error: Error) => fail?.(error),
   };
 }
 
@@ -105,6 +106,34 @@ describe('session machine', () => {
     h.send({ type: 'tasks.due', now: T, ids: ['a'] });
     expect(h.requests).toHaveLength(0);
     expect(h.state().value).toBe('idle');
+  });
+
+  it('an attempt that ends with an unexpected error fails its tasks at the resolve stage and tells the parent', async () => {
+    const h = harness();
+    h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z'), row('b', '2030-01-01T08:10:00.000Z')] });
+    h.send({ type: 'tasks.due', now: T, ids: ['a', 'b'] });
+    expect(h.state().value).toBe('delivering');
+    h.crash(new Error('the runner broke'));
+    await tick();
+    expect(h.state().value).toBe('idle');
+    expect(h.taskState('a')).toBe('retrying');
+    expect(h.taskState('b')).toBe('retrying');
+    const failed = h.parentEvents.find((e) => e.type === 'tasks.failed') as { causes?: { ids: string[]; stage: string }[] } | undefined;
+    expect(failed?.causes).toEqual([expect.objectContaining({ ids: ['a', 'b'], stage: 'resolve' })]);
+    expect(h.parentEvents.map((e) => e.type)).not.toContain('delivery.flushed');
+  });
+
+  it('a Session without an attempt runner fails its attempt at once instead of waiting for ever', () => {
+    const parentEvents: Array<{ type: string }> = [];
+    const parent = setup({ actors: { session: sessionMachine }, types: { events: {} as { type: string } } }).createMachine({
+      invoke: { id: 'session', src: 'session', input: { sessionId: 's1' } },
+      on: { '*': { actions: ({ event }) => parentEvents.push(event) } },
+    });
+    const ref = createActor(parent).start().getSnapshot().children.session!;
+    ref.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z')] });
+    ref.send({ type: 'tasks.due', now: T, ids: ['a'] });
+    expect(ref.getSnapshot().value).toBe('idle');
+    expect(parentEvents.map((e) => e.type)).toContain('tasks.failed');
   });
 
   it('an ended one-shot is stopped after its commit', async () => {

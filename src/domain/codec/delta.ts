@@ -14,7 +14,7 @@
 import { isValidId } from '../fields.ts';
 import type { DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
 import { encodeReceipt, MAX_MESSAGE_ID_LENGTH, readStoredReceipt, resolveStoredReceipt, sameReceipt } from './receipt.ts';
-import { encodeRecord, readInstant } from './record.ts';
+import { readInstant } from './record.ts';
 import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
 
 /** One delivery commit of one task, relative to the row the storage held before it. */
@@ -37,22 +37,31 @@ export interface DeliveryDelta {
 const REQUIRED = ['id', 'pruned', 'receipts'];
 const OPTIONAL = ['after', 'scheduledAt', 'status', 'earlierRecordsPruned'];
 
-/** True when two records differ at most in their target. */
+/** True when two records differ at most in their target (what `encodeRecord` stores of them, compared member by member). */
 function sameRecordButTarget(a: ScheduleRecord, b: ScheduleRecord): boolean {
-  if (a.kind !== b.kind) return false;
-  const ea = encodeRecord(a);
-  const eb = encodeRecord(b);
-  const keys = Object.keys(ea);
-  if (keys.length !== Object.keys(eb).length) return false;
-  for (const key of keys) {
-    if (key === 'scheduledAt') continue;
-    const va = ea[key];
-    const vb = eb[key];
-    if (Array.isArray(va) && Array.isArray(vb)) {
-      if (va.length !== vb.length || va.some((v, i) => v !== vb[i])) return false;
-    } else if (va !== vb) return false;
+  if (a === b) return true;
+  if (a.kind !== b.kind || a.id !== b.id || a.title !== b.title || a.prompt !== b.prompt) return false;
+  switch (a.kind) {
+    case 'after':
+      return a.afterSeconds === (b as typeof a).afterSeconds;
+    case 'at':
+      return true;
+    case 'every':
+      return a.everySeconds === (b as typeof a).everySeconds;
+    case 'daily':
+      return a.time === (b as typeof a).time && a.timeZone === (b as typeof a).timeZone;
+    case 'weekly': {
+      const other = b as typeof a;
+      return (
+        a.time === other.time &&
+        a.timeZone === other.timeZone &&
+        a.weekdays.length === other.weekdays.length &&
+        a.weekdays.every((day, i) => day === other.weekdays[i])
+      );
+    }
+    case 'cron':
+      return a.expression === (b as typeof a).expression && a.timeZone === (b as typeof a).timeZone;
   }
-  return true;
 }
 
 /**

@@ -1,0 +1,262 @@
+// The fast logic of a flat machine (machines/flatLogic.ts) against XState's own algorithm: the task
+// logic every task actor runs takes, for random rows and random runs of every task event — ticks
+// before and after the target and the retry time, starts, failures at every stage with retry on and
+// off, commits and edits of due, paused, requested and ended rows, retries now — exactly the steps
+// the task machine takes (state, context, status), and its snapshots are the machine's own. A
+// machine the fast logic could not run exactly is refused when the logic is made.
+import fc from 'fast-check';
+import { and, assign, createActor, fromPromise, initialTransition, setup, transition } from 'xstate';
+import { flatMachineLogic, NotFlatError } from '../../machines/flatLogic.ts';
+import { type TaskEvent, taskLogic, taskMachine } from '../../machines/taskMachine.ts';
+import { formatInstant } from '../../src/domain/instant.ts';
+import type { TaskRow } from '../../src/domain/types.ts';
+
+const T0 = Date.parse('2030-01-01T08:00:00.000Z');
+const MINUTE = 60_000;
+const at = (minutes: number): string => formatInstant(T0 + minutes * MINUTE);
+
+/** Rows of a one-shot or a recurring task, due around T0, paused, run now or ended at random. */
+const rowArb: fc.Arbitrary<TaskRow> = fc
+  .record({
+    recurring: fc.boolean(),
+    target: fc.integer({ min: -30, max: 30 }),
+    paused: fc.option(fc.integer({ min: -30, max: 30 }), { nil: undefined }),
+    triggered: fc.option(fc.integer({ min: -30, max: 30 }), { nil: undefined }),
+    ended: fc.boolean(),
+  })
+  .map(({ recurring, target, paused, triggered, ended }) => {
+    const record: TaskRow['record'] = recurring
+      ? { id: 'sch_1', kind: 'every', title: 't', prompt: 'p', scheduledAt: at(target), everySeconds: 600 }
+      : { id: 'sch_1', kind: 'after', title: 't', prompt: 'p', scheduledAt: at(target), afterSeconds: 600 };
+    if (ended) return { sessionId: 's1', status: 'inactive', record };
+    return {
+      sessionId: 's1',
+      status: 'active',
+      record,
+      ...(paused === undefined ? {} : { pausedAt: at(paused) }),
+      ...(triggered === undefined ? {} : { triggeredAt: at(triggered) }),
+    };
+  });
+
+const nowArb = fc.integer({ min: -40, max: 40 }).map((minutes) => T0 + minutes * MINUTE);
+
+const eventArb: fc.Arbitrary<TaskEvent> = fc.oneof(
+  nowArb.map((now) => ({ type: 'clock.tick', now }) as const),
+  fc.constant({ type: 'delivery.start' } as const),
+  fc
+    .record({
+      now: nowArb,
+      stage: fc.constantFrom('resolve', 'followup', 'flush', 'commit' as const),
+      retry: fc.constantFrom(false as const, { initialMs: MINUTE, maxMs: 4 * MINUTE }),
+    })
+    .map(({ now, stage, retry }) => ({ type: 'delivery.failed', now, failure: { stage, message: 'failed', retry } }) as const),
+  fc.record({ row: rowArb, now: nowArb }).map(({ row, now }) => ({ type: 'delivery.committed', row, now }) as const),
+  fc.record({ row: rowArb, now: nowArb }).map(({ row, now }) => ({ type: 'task.updated', row, now }) as const),
+  nowArb.map((now) => ({ type: 'delivery.retry', now }) as const),
+);
+
+const view = (s: { value: unknown; context: unknown; status: string }) => ({ value: s.value, context: s.context, status: s.status });
+
+describe('flat machine logic: the task logic against XState', () => {
+  it('takes the same steps as the task machine for random rows and runs of events', () => {
+    fc.assert(
+      fc.property(rowArb, fc.array(eventArb, { maxLength: 12 }), (row, events) => {
+        let [reference] = initialTransition(taskMachine, { row });
+        let [fast] = initialTransition(taskLogic, { row });
+        expect(view(fast)).toEqual(view(reference));
+        for (const event of events) {
+          if (reference.status !== 'active') break;
+          [reference] = transition(taskMachine, reference, event);
+          [fast] = transition(taskLogic, fast, event);
+          expect(view(fast)).toEqual(view(reference));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('every state, reached by the machine, answers every event as the machine does', () => {
+    // From each state the machine reaches on some run, every kind of event (with sampled payloads).
+    const reached = new Map<string, ReturnType<typeof initialTransition<typeof taskMachine>>[0]>();
+    fc.assert(
+      fc.property(rowArb, fc.array(eventArb, { maxLength: 8 }), (row, events) => {
+        let [s] = initialTransition(taskMachine, { row });
+        for (const event of events) {
+          if (s.status !== 'active') break;
+          [s] = transition(taskMachine, s, event);
+          if (!reached.has(String(s.value))) reached.set(String(s.value), s);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect([...reached.keys()].sort()).toEqual(Object.keys(taskMachine.states).sort());
+    const samples = fc.sample(eventArb, { numRuns: 400, seed: 7 });
+    for (const snapshot of reached.values()) {
+      for (const event of samples) {
+        if (snapshot.status !== 'active') continue;
+        const [reference] = transition(taskMachine, snapshot, event);
+        const [fast] = transition(taskLogic, snapshot, event);
+        expect(view(fast)).toEqual(view(reference));
+      }
+    }
+  });
+
+  it("its snapshots are the machine's: matches, can, tags and the persisted form", () => {
+    const row: TaskRow = {
+      sessionId: 's1',
+      status: 'active',
+      record: { id: 'sch_1', kind: 'every', title: 't', prompt: 'p', scheduledAt: at(0), everySeconds: 600 },
+    };
+    const [reference] = transition(taskMachine, initialTransition(taskMachine, { row })[0], { type: 'clock.tick', now: T0 });
+    const [fast] = transition(taskLogic, initialTransition(taskLogic, { row })[0], { type: 'clock.tick', now: T0 });
+    expect(fast.matches('overdue')).toBe(true);
+    expect(fast.can({ type: 'delivery.start' })).toBe(true);
+    expect(fast.can({ type: 'delivery.committed', row, now: T0 })).toBe(false);
+    expect([...fast.tags]).toEqual([...reference.tags]);
+    expect(taskLogic.getPersistedSnapshot(fast)).toEqual(taskMachine.getPersistedSnapshot(reference));
+    expect(JSON.parse(JSON.stringify(fast))).toEqual(JSON.parse(JSON.stringify(reference)));
+  });
+
+  it('an actor of the logic ends done at inactive and can be stopped like any other', () => {
+    const row: TaskRow = {
+      sessionId: 's1',
+      status: 'active',
+      record: { id: 'sch_1', kind: 'after', title: 't', prompt: 'p', scheduledAt: at(0), afterSeconds: 60 },
+    };
+    const done = createActor(taskLogic, { input: { row } }).start();
+    done.send({ type: 'clock.tick', now: T0 });
+    done.send({ type: 'delivery.start' });
+    done.send({ type: 'delivery.committed', row: { ...row, status: 'inactive' }, now: T0 });
+    expect(done.getSnapshot()).toMatchObject({ value: 'inactive', status: 'done' });
+    const stopped = createActor(taskLogic, { input: { row } }).start();
+    stopped.stop();
+    expect(stopped.getSnapshot().status).toBe('stopped');
+  });
+});
+
+describe('flat machine logic: what a flat machine may hold', () => {
+  // Two updates on one transition, a targetless transition, a transition on the root that every
+  // state falls back to, eventless transitions in a chain, and a final state.
+  type Ctx = { readonly n: number; readonly log: string };
+  type Ev = { type: 'add'; by: number } | { type: 'twice' } | { type: 'reset' } | { type: 'end' };
+  const guards = {
+    big: (c: Ctx) => c.n >= 10,
+    odd: (c: Ctx) => c.n % 2 === 1,
+    positive: (_c: Ctx, e: Ev) => e.type === 'add' && e.by > 0,
+  };
+  const updates = {
+    add: (c: Ctx, e: Ev) => ({ n: c.n + (e.type === 'add' ? e.by : 0) }),
+    double: (c: Ctx) => ({ n: c.n * 2 }),
+    note: (c: Ctx, e: Ev) => ({ log: `${c.log}${e.type[0]}` }),
+    zero: () => ({ n: 0 }),
+  };
+  const toy = setup({
+    types: { context: {} as Ctx, events: {} as Ev },
+    guards: {
+      big: ({ context }) => guards.big(context),
+      odd: ({ context }) => guards.odd(context),
+      positive: ({ context, event }) => guards.positive(context, event),
+    },
+    actions: {
+      add: assign(({ context, event }) => updates.add(context, event)),
+      double: assign(({ context }) => updates.double(context)),
+      note: assign(({ context, event }) => updates.note(context, event)),
+      zero: assign(() => updates.zero()),
+    },
+  }).createMachine({
+    context: { n: 0, log: '' },
+    initial: 'low',
+    on: { reset: { target: '.low', actions: ['zero', 'note'] } },
+    states: {
+      low: {
+        always: { guard: 'big', target: 'high' },
+        on: {
+          add: [{ guard: 'positive', actions: ['add', 'note'] }, { actions: 'note' }],
+          twice: { target: 'odd', actions: ['double', 'note'] },
+        },
+      },
+      odd: { always: [{ guard: 'odd', target: 'high' }, { target: 'low' }] },
+      high: { on: { add: { actions: ['add', 'double', 'note'] }, end: 'over' } },
+      over: { type: 'final' },
+    },
+  });
+  const fast = flatMachineLogic(toy, { guards, updates });
+  const events: fc.Arbitrary<Ev> = fc.oneof(
+    fc.integer({ min: -3, max: 5 }).map((by) => ({ type: 'add', by }) as const),
+    fc.constant({ type: 'twice' } as const),
+    fc.constant({ type: 'reset' } as const),
+    fc.constant({ type: 'end' } as const),
+  );
+
+  it('takes the same steps as XState on random runs', () => {
+    fc.assert(
+      fc.property(fc.array(events, { maxLength: 20 }), (run) => {
+        let [reference] = initialTransition(toy);
+        let [mine] = initialTransition(fast);
+        for (const event of run) {
+          if (reference.status !== 'active') break;
+          [reference] = transition(toy, reference, event);
+          [mine] = transition(fast, mine, event);
+          expect(view(mine)).toEqual(view(reference));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('flat machine logic: machines it refuses', () => {
+  type E = { type: 'go' };
+  const base = setup({
+    types: { context: {} as { n: number }, events: {} as E },
+    guards: { yes: () => true },
+    actions: { bump: () => undefined },
+    actors: { work: fromPromise(async () => 1) },
+  });
+  const behaviour = { guards: { yes: () => true }, updates: { bump: (c: { n: number }) => ({ n: c.n + 1 }) } };
+  const refusals: Array<[string, Parameters<typeof flatMachineLogic>[0], RegExp]> = [
+    [
+      'a nested state',
+      base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { initial: 'b', states: { b: {} } } } }),
+      /child states|compound/,
+    ],
+    ['entry actions', base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { entry: 'bump' } } }), /entry or exit/],
+    ['an invoked actor', base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { invoke: { src: 'work' } } } }), /invokes/],
+    [
+      'a delayed transition',
+      base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { after: { 10: 'b' } }, b: {} } }),
+      /delayed/,
+    ],
+    [
+      'a combined guard',
+      base.createMachine({
+        context: { n: 0 },
+        initial: 'a',
+        states: { a: { on: { go: { guard: and(['yes', 'yes']), target: 'b' } } }, b: {} },
+      }),
+      /not named/,
+    ],
+    [
+      'an inline action',
+      base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { on: { go: { actions: () => undefined } } } } }),
+      /not named/,
+    ],
+    [
+      'an unknown guard',
+      base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { on: { go: { guard: 'yes' } } } } }),
+      /not among/,
+    ],
+    [
+      'a wildcard event',
+      base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { on: { '*': { actions: 'bump' } } } } }),
+      /wildcard/,
+    ],
+  ];
+  for (const [what, machine, reason] of refusals) {
+    it(`refuses ${what}`, () => {
+      const given = what === 'an unknown guard' ? { ...behaviour, guards: {} } : behaviour;
+      expect(() => flatMachineLogic(machine, given as never)).toThrow(NotFlatError);
+      expect(() => flatMachineLogic(machine, given as never)).toThrow(reason);
+    });
+  }
+});
