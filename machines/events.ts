@@ -154,6 +154,16 @@ export interface TasksFailedEvent {
   readonly causes: readonly FailureCause[];
 }
 
+/**
+ * A flushed attempt's outcome for the supervisor's mailbox to commit: from the attempt runner once
+ * a Session's attempt is flushed, or from the timer for receipts whose write is retried.
+ */
+export interface DeliveryFlushedEvent {
+  readonly type: 'delivery.flushed';
+  readonly sessionId: string;
+  readonly outcome: DeliveryOutcome;
+}
+
 /** A change committed to the domain, as the `schedule/changed` notification reports it. */
 export interface DomainChange {
   readonly sessionId: string;

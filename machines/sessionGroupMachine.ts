@@ -5,10 +5,10 @@
 // three minutes to create. Each Session belongs to one of `SESSION_GROUPS` groups, chosen by a
 // hash of its id, so the maps copied stay small. A group only routes: it spawns its Sessions'
 // actors when they get active tasks, forwards events to them in order, stops (retires) them, and
-// passes their delivery results up to the supervisor.
+// passes their failed attempts up to the supervisor.
 import { enqueueActions, sendParent, setup } from 'xstate';
 import { type SupervisorRuntime, sessionActorId, type TasksFailedEvent } from './events.ts';
-import { type AttemptRunnerRef, type DeliveryFlushedEvent, type SessionEvent, sessionMachine } from './sessionMachine.ts';
+import { type AttemptRunnerRef, type SessionEvent, sessionMachine } from './sessionMachine.ts';
 
 /** One step for one Session of the group, applied in order. */
 export type SessionRoute =
@@ -17,10 +17,7 @@ export type SessionRoute =
   /** Stops the Session's actor and its task actors (the Session has no active task left). */
   | { readonly type: 'retire'; readonly sessionId: string };
 
-export type SessionGroupEvent =
-  | { readonly type: 'sessions.route'; readonly routes: readonly SessionRoute[] }
-  | DeliveryFlushedEvent
-  | TasksFailedEvent;
+export type SessionGroupEvent = { readonly type: 'sessions.route'; readonly routes: readonly SessionRoute[] } | TasksFailedEvent;
 
 /** What a group hands each Session actor it spawns: the effects' handle and the runner of their attempts. */
 export interface SessionGroupContext {
@@ -72,10 +69,9 @@ export const sessionGroupMachine = setup({
   initial: 'routing',
   states: {
     routing: {
-      description: "Routes events to the group's Session actors, spawns and retires them, and passes their delivery results up.",
+      description: "Routes events to the group's Session actors, spawns and retires them, and passes their failed attempts up.",
       on: {
         'sessions.route': { actions: 'route' },
-        'delivery.flushed': { actions: 'forwardUp' },
         'tasks.failed': { actions: 'forwardUp' },
       },
     },

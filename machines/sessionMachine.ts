@@ -2,14 +2,15 @@
 // actors. It owns its task actors — in task groups of at most 64 (`taskGroupMachine.ts`), new
 // tasks going to the first group with room, restored ones spawned in one event per group, their
 // events sent straight to each task's actor — gathers the Session's due tasks into one delivery
-// attempt at a time (`idle` → `delivering` → `committing` → `idle`), and hands the flushed outcome
-// up to the supervisor, whose mailbox commits it. The attempt itself — resolve the Agent, append,
-// flush — runs in the supervisor's long-lived attempt runner (its `attempts` input): the Session
-// sends it `attempt.run` and waits for `attempt.done`, so an attempt spawns no actor.
-import { type ActorRef, assign, enqueueActions, type Snapshot, sendParent, setup } from 'xstate';
+// attempt at a time (`idle` → `delivering` → `committing` → `idle`).
+// The attempt itself — resolve the Agent, append, flush — runs in the supervisor's long-lived
+// attempt runner (its `attempts` input): the Session sends it `attempt.run`; the runner answers
+// `attempt.done` and hands the flushed outcome to the supervisor, whose mailbox commits it, so an
+// attempt spawns no actor and its outcome takes no hop through the Session group.
+import { type ActorRef, assign, enqueueActions, type Snapshot, setup } from 'xstate';
 import { DEFAULT_RETRY } from '../src/domain/retry.ts';
 import type { TaskRow } from '../src/domain/types.ts';
-import type { DeliveryOutcome, SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
+import type { SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
 import { taskGroupMachine } from './taskGroupMachine.ts';
 import { GroupStops, TaskIndex, type TaskRef } from './taskIndex.ts';
 import type { TaskEvent } from './taskMachine.ts';
@@ -38,8 +39,8 @@ export type SessionEvent =
   | { readonly type: 'tasks.retry'; readonly ids: readonly string[]; readonly now: number }
   /** Sent to itself after the ticks of a `tasks.due`: the task actors have taken them. */
   | { readonly type: 'tasks.ticked' }
-  /** The attempt runner flushed the attempt in flight: what the Session acknowledged and what failed. */
-  | { readonly type: 'attempt.done'; readonly outcome: DeliveryOutcome }
+  /** The attempt runner flushed the attempt in flight and handed its outcome to the supervisor. */
+  | { readonly type: 'attempt.done' }
   /** The attempt in flight ended with an unexpected error (the runner never answers with a failed outcome otherwise). */
   | { readonly type: 'attempt.failed'; readonly error: unknown };
 
@@ -80,13 +81,6 @@ export interface SessionContext {
   readonly now: number;
   /** Ticks were sent and have not reached the task actors yet: no attempt starts before they have. */
   readonly ticking: boolean;
-}
-
-/** The event a Session actor sends its parent when an attempt was flushed. */
-export interface DeliveryFlushedEvent {
-  readonly type: 'delivery.flushed';
-  readonly sessionId: string;
-  readonly outcome: DeliveryOutcome;
 }
 
 /** Sends one event straight to a task's actor (the Session's actions enqueue it). */
@@ -273,16 +267,8 @@ export const sessionMachine = setup({
       description: "Resolve the Agent, append the messages, flush the Session: the supervisor's attempt runner does it.",
       entry: 'requestAttempt',
       on: {
-        'attempt.done': {
-          target: 'committing',
-          actions: sendParent(
-            ({ context, event }): DeliveryFlushedEvent => ({
-              type: 'delivery.flushed',
-              sessionId: context.sessionId,
-              outcome: (event as Extract<SessionEvent, { type: 'attempt.done' }>).outcome,
-            }),
-          ),
-        },
+        // The runner hands the outcome to the supervisor's mailbox itself.
+        'attempt.done': { target: 'committing' },
         'attempt.failed': { target: 'idle', actions: 'failAttempt' },
       },
     },

@@ -17,6 +17,7 @@ import type { TaskRow } from '../src/domain/types.ts';
 import type {
   ActorEffect,
   CommandOutcome,
+  DeliveryFlushedEvent,
   DueTasks,
   MailboxCommand,
   Operation,
@@ -30,7 +31,7 @@ import type {
 import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
 import { type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
-import type { AttemptRunEvent, AttemptRunnerRef, DeliveryFlushedEvent, SessionEvent } from './sessionMachine.ts';
+import type { AttemptRunEvent, AttemptRunnerRef, SessionEvent } from './sessionMachine.ts';
 
 export type SupervisorEvent =
   /** A call takes its place in the mailbox; its reply goes to `replyTo`, else to the parent. */

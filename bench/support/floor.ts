@@ -2,12 +2,15 @@
 // forwarding hop from a parent to a child, one spawned actor and one promise actor cost in
 // isolation, and the least time a delivery burst can take when each of its events costs no more
 // than the bare library does. Each figure is the median, and the least, of several runs after a warm-up run.
-import { assign, createActor, enqueueActions, fromPromise, setup } from 'xstate';
+import { createActor, enqueueActions, fromPromise, setup } from 'xstate';
+import { flatMachineLogic, machineUpdates } from '../../machines/flatLogic.ts';
 
 /** The library's own costs, and the delivery burst's floor computed from them. */
 export interface FloorFigures {
   /** One event through one transition (with one assign) of a tiny machine, in µs. */
   readonly perEventUs: number;
+  /** The same event through the same machine run by `flatMachineLogic` (as task actors run), in µs. */
+  readonly flatEventUs: number;
   /** What routing one event through a parent that forwards it with `enqueue.sendTo` adds, in µs. */
   readonly perHopUs: number;
   /** One actor spawned as a child (in groups of `SPAWN_GROUP`), in µs. */
@@ -18,6 +21,8 @@ export interface FloorFigures {
   readonly promiseActorUs: number;
   /** The delivery burst's events (`burstEvents()`) at `perEventUs` each, in ms. */
   readonly burstFloorMs: number;
+  /** The same events with the task events at `flatEventUs` (the Session events at `perEventUs`), in ms. */
+  readonly flatBurstFloorMs: number;
 }
 
 /** The medians of the runs, and in `least` the least of each measure's runs. */
@@ -58,18 +63,26 @@ export const SPAWN_GROUP = 64;
 export const burstEvents = (burst: Burst): number => burst.eventsPerTask * burst.tasks + burst.eventsPerSession * burst.sessions;
 
 type Tick = { readonly type: 'tick' };
+type Count = { readonly n: number };
+
+/** The tiny machine's one action, as a plain update (the machine and its flat logic both run it). */
+const tinyUpdates = { count: (context: Count) => ({ n: context.n + 1 }) };
 
 /** Two states and a counter: every tick is one transition with one assign. */
 const tinyMachine = setup({
-  types: { context: {} as { n: number }, events: {} as Tick },
+  types: { context: {} as Count, events: {} as Tick },
+  actions: machineUpdates<Count, Tick, typeof tinyUpdates>(tinyUpdates),
 }).createMachine({
   context: { n: 0 },
   initial: 'a',
   states: {
-    a: { on: { tick: { target: 'b', actions: assign({ n: ({ context }) => context.n + 1 }) } } },
-    b: { on: { tick: { target: 'a', actions: assign({ n: ({ context }) => context.n + 1 }) } } },
+    a: { on: { tick: { target: 'b', actions: 'count' } } },
+    b: { on: { tick: { target: 'a', actions: 'count' } } },
   },
 });
+
+/** The tiny machine run by `flatMachineLogic`, as every task actor runs the task machine. */
+const tinyFlatLogic = flatMachineLogic(tinyMachine, { guards: {}, updates: tinyUpdates });
 
 /** A parent that forwards every tick to its invoked child with `enqueue.sendTo`. */
 const forwardingMachine = setup({
@@ -137,8 +150,8 @@ async function runsOf<T extends Record<string, number>>(runs: number, measure: (
   return { median: by(median), least: by((xs) => Math.min(...xs)) };
 }
 
-function oneActorUs(events: number): { us: number } {
-  const actor = createActor(tinyMachine).start();
+function oneActorUs(events: number, logic: typeof tinyMachine = tinyMachine): { us: number } {
+  const actor = createActor(logic).start();
   const t0 = performance.now();
   for (let i = 0; i < events; i++) actor.send({ type: 'tick' });
   const ms = performance.now() - t0;
@@ -199,7 +212,8 @@ export async function measureFloor(options: FloorOptions = {}): Promise<Floor> {
   const perEvent = await runsOf(runs, () => {
     const one = oneActorUs(events).us;
     const forwarded = forwardedUs(events).us;
-    return { one, forwarded, hop: forwarded - one };
+    const flat = oneActorUs(events, tinyFlatLogic).us;
+    return { one, forwarded, hop: forwarded - one, flat };
   });
   const spawn = await runsOf(runs, () => spawned(spawns));
   const promiseActors = await runsOf(runs, () => promiseActorsUs(attempts));
@@ -212,6 +226,9 @@ export async function measureFloor(options: FloorOptions = {}): Promise<Floor> {
     spawnBytes: spawn[pick].bytes,
     promiseActorUs: promiseActors[pick].us,
     burstFloorMs: (burstEvents(burst) * perEvent[pick].one) / 1000,
+    flatEventUs: perEvent[pick].flat,
+    flatBurstFloorMs:
+      (burst.eventsPerTask * burst.tasks * perEvent[pick].flat + burst.eventsPerSession * burst.sessions * perEvent[pick].one) / 1000,
   });
   return { ...floorOf('median'), least: floorOf('least') };
 }
@@ -230,10 +247,12 @@ export function floorTable(floor: Floor, burst: Burst = DELIVERY_BURST): string 
     '| measure | median | least |',
     '|---|---:|---:|',
     `| one event, one transition, one actor | ${us(floor.perEventUs)} | ${us(f.perEventUs)} |`,
+    `| the same event through the machine's flat logic (as task actors run) | ${us(floor.flatEventUs)} | ${us(f.flatEventUs)} |`,
     `| one hop: parent forwards with enqueue.sendTo to a child | ${us(floor.perHopUs)} | ${us(f.perHopUs)} |`,
     `| spawn one actor (as one of ${SPAWN_GROUP} children) | ${us(floor.spawnUs)} | ${us(f.spawnUs)} |`,
     `| heap per spawned actor | ${bytes(floor.spawnBytes)} | ${bytes(f.spawnBytes)} |`,
     `| promise actor invoked and resolved, per attempt | ${us(floor.promiseActorUs)} | ${us(f.promiseActorUs)} |`,
     `| delivery burst floor (${eventsText} × one event) | ${ms(floor.burstFloorMs)} | ${ms(f.burstFloorMs)} |`,
+    `| the same with the task events at the flat logic's cost | ${ms(floor.flatBurstFloorMs)} | ${ms(f.flatBurstFloorMs)} |`,
   ].join('\n');
 }

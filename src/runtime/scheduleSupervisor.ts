@@ -266,7 +266,7 @@ const closeDomain = fromPromise<void, RuntimeInput>(async ({ input }) => {
   }
 });
 
-const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, receive }) => {
+const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, receive, sendBack }) => {
   const runtime = runtimeOf(input.runtime);
   const { sessions, clock, logger } = runtime.ports;
   const deps = { sessions, clock, logger, restores: runtime.restores, pendingCommits: runtime.scheduler.pendingCommits };
@@ -276,8 +276,12 @@ const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, rece
     const answer = (reply: AttemptReply): void => {
       if (replyTo.getSnapshot().status === 'active') replyTo.send(reply);
     };
+    // The Session learns that its attempt is flushed, then the supervisor's mailbox takes the outcome.
     deliverBatch(deps, { sessionId: event.sessionId, rows: event.rows }).then(
-      (outcome) => answer({ type: 'attempt.done', outcome }),
+      (outcome) => {
+        answer({ type: 'attempt.done' });
+        sendBack({ type: 'delivery.flushed', sessionId: event.sessionId, outcome });
+      },
       (error: unknown) => answer({ type: 'attempt.failed', error }),
     );
   });

@@ -2,7 +2,7 @@
 // routes, drops routes for Sessions it does not hold, and passes their delivery results up; the
 // group a Session belongs to is a stable hash of its id.
 import { createActor, setup } from 'xstate';
-import { SESSION_GROUPS, sessionGroupId } from '../../machines/events.ts';
+import { type DeliveryOutcome, SESSION_GROUPS, sessionGroupId } from '../../machines/events.ts';
 import { type SessionRoute, sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
 import { attemptRunner } from '../support/attemptRunner.ts';
@@ -20,9 +20,11 @@ const spawn = (sessionId: string, ...ids: string[]): SessionRoute => ({
   spawn: true,
 });
 
-function harness() {
+const flushed = async (): Promise<DeliveryOutcome> => ({ now: 0, delivered: [], failedIds: [], unrecordableIds: [] });
+
+function harness(deliver: () => Promise<DeliveryOutcome> = flushed) {
   const parentEvents: Array<{ type: string; sessionId?: string }> = [];
-  const attempts = attemptRunner(async () => ({ now: 0, delivered: [], failedIds: [], unrecordableIds: [] }));
+  const attempts = attemptRunner(deliver);
   const parent = setup({
     actors: { group: sessionGroupMachine },
     types: { events: {} as { type: string; sessionId?: string } },
@@ -75,11 +77,15 @@ describe('session group machine', () => {
     expect(h.taskIds('s1')).toEqual(['c']);
   });
 
-  it("passes a Session's delivery result up to its parent", async () => {
-    const h = harness();
+  it("passes a Session's failed attempt up to its parent", async () => {
+    const h = harness(async () => {
+      throw new Error('the attempt broke');
+    });
     h.route(spawn('s1', 'a'), { type: 'send', sessionId: 's1', event: { type: 'tasks.due', now: T, ids: ['a'] }, spawn: false });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(h.parentEvents).toContainEqual(expect.objectContaining({ type: 'delivery.flushed', sessionId: 's1' }));
+    expect(h.parentEvents).toContainEqual(
+      expect.objectContaining({ type: 'tasks.failed', causes: [expect.objectContaining({ ids: ['a'] })] }),
+    );
   });
 });
 

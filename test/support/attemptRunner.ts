@@ -1,5 +1,5 @@
 // An attempt runner for machine tests: a started actor that answers each Session's `attempt.run`
-// with what `deliver` resolves to (`attempt.done`) or rejects with (`attempt.failed`).
+// with `attempt.done` once `deliver` resolves, or `attempt.failed` with what it rejects with.
 import { createActor, fromCallback } from 'xstate';
 import type { DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
 import type { AttemptRunEvent, AttemptRunnerRef } from '../../machines/sessionMachine.ts';
@@ -8,7 +8,7 @@ export function attemptRunner(deliver: (request: DeliveryRequest) => Promise<Del
   const logic = fromCallback<AttemptRunEvent>(({ receive }) => {
     receive((event) => {
       deliver({ sessionId: event.sessionId, rows: event.rows }).then(
-        (outcome) => event.replyTo.send({ type: 'attempt.done', outcome }),
+        () => event.replyTo.send({ type: 'attempt.done' }),
         (error: unknown) => event.replyTo.send({ type: 'attempt.failed', error }),
       );
     });
