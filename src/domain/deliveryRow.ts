@@ -7,7 +7,7 @@ import { formatInstant, instantMs } from './instant.ts';
 import { ruleFromRecord, sameRule } from './records.ts';
 import { countOccurrences, nextTargetAfter } from './recurrence.ts';
 import { appendReceipt, type RetentionLimits } from './retention.ts';
-import { type DeliveryReceipt, isRecurringKind, type ScheduleRecord, type TaskRow } from './types.ts';
+import { type DeliveryHistory, type DeliveryReceipt, isRecurringKind, type ScheduleRecord, type TaskRow } from './types.ts';
 
 /** One reminder the Session acknowledged. */
 export interface AcknowledgedReminder {
@@ -46,17 +46,28 @@ export function receiptOf(reminder: AcknowledgedReminder): DeliveryReceipt {
   return missed === 0 ? receipt : { ...receipt, missed, firstMissed: started.scheduledAt };
 }
 
-/** The row without the run-now request the delivery chosen at `now` answered (a later one stays). */
-function withoutAnsweredTrigger(row: TaskRow, now: number): TaskRow {
-  if (row.triggeredAt === undefined || instantMs(row.triggeredAt) > now) return row;
-  const { triggeredAt: _, ...rest } = row;
-  return rest;
+/** What a delivery changes of a row: each member given here replaces the row's (undefined: removed). */
+interface DeliveredMembers {
+  readonly status: TaskRow['status'];
+  readonly record: ScheduleRecord;
+  readonly lastDelivery: DeliveryReceipt;
+  readonly deliveryHistory: DeliveryHistory;
+  readonly pausedAt: string | undefined;
+  readonly triggeredAt: string | undefined;
 }
 
-/** An ended row: it keeps neither a pause nor a run-now request. */
-function ended(row: TaskRow): TaskRow {
-  const { pausedAt: _p, triggeredAt: _t, ...rest } = row;
-  return { ...rest, status: 'inactive' };
+/** The delivered row, built in one object (optional members only when present). */
+function deliveredRow(sessionId: string, m: DeliveredMembers): TaskRow {
+  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = {
+    sessionId,
+    status: m.status,
+    record: m.record,
+    lastDelivery: m.lastDelivery,
+    deliveryHistory: m.deliveryHistory,
+  };
+  if (m.pausedAt !== undefined) row.pausedAt = m.pausedAt;
+  if (m.triggeredAt !== undefined) row.triggeredAt = m.triggeredAt;
+  return row;
 }
 
 /**
@@ -64,16 +75,21 @@ function ended(row: TaskRow): TaskRow {
  * landed while the delivery was in flight wins when its target is still ahead of `now`; a target
  * at or before `now` is covered by this delivery like any other — the edited one-shot ends, the
  * edited rule advances past `now` — so no occurrence is delivered twice. A run-now delivery of a
- * recurring task leaves its target alone; one of a one-shot ends it, as if it had fallen due.
+ * recurring task leaves its target alone; one of a one-shot ends it, as if it had fallen due. The
+ * run-now request the delivery answered (one made at or before `now`) is removed; an ended row
+ * keeps neither a pause nor a request.
  */
 export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
-  const receipt = receiptOf(reminder);
-  const history = appendReceipt(row.deliveryHistory, receipt, retention, row.lastDelivery);
-  const delivered: TaskRow = withoutAnsweredTrigger({ ...row, lastDelivery: receipt, deliveryHistory: history }, now);
+  const lastDelivery = receiptOf(reminder);
+  const deliveryHistory = appendReceipt(row.deliveryHistory, lastDelivery, retention, row.lastDelivery);
+  const triggeredAt = row.triggeredAt === undefined || instantMs(row.triggeredAt) <= now ? undefined : row.triggeredAt;
+  const recurring = isRecurringKind(row.record.kind);
+  const kept = { status: row.status, record: row.record, lastDelivery, deliveryHistory, pausedAt: row.pausedAt, triggeredAt };
+  const end = { ...kept, status: 'inactive' as const, pausedAt: undefined, triggeredAt: undefined };
+  if (reminder.trigger === 'manual') return deliveredRow(row.sessionId, recurring ? kept : end);
   const committed = instantMs(row.record.scheduledAt);
-  if (reminder.trigger === 'manual') return isRecurringKind(row.record.kind) ? delivered : ended(delivered);
-  if (committed > now && !sameTiming(row.record, reminder.startedRecord)) return delivered;
-  const next = isRecurringKind(row.record.kind) ? nextTargetAfter(ruleFromRecord(row.record), committed, now) : null;
-  if (next === null) return ended(delivered);
-  return { ...delivered, record: { ...row.record, scheduledAt: formatInstant(next) } };
+  if (committed > now && !sameTiming(row.record, reminder.startedRecord)) return deliveredRow(row.sessionId, kept);
+  const next = recurring ? nextTargetAfter(ruleFromRecord(row.record), committed, now) : null;
+  if (next === null) return deliveredRow(row.sessionId, end);
+  return deliveredRow(row.sessionId, { ...kept, record: { ...row.record, scheduledAt: formatInstant(next) } });
 }

@@ -43,14 +43,20 @@ export function appendReceipt(
   lastDelivery?: DeliveryReceipt,
 ): DeliveryHistory {
   const base = history ?? historyOfLegacyRow(lastDelivery);
-  const cutoff = instantMs(receipt.deliveredAt) - limits.days * DAY_MS;
-  const young = base.records.filter((r) => instantMs(r.deliveredAt) >= cutoff);
+  const saved = base.records;
   const keep = Math.max(1, Math.floor(limits.records)) - 1;
-  const kept = keep === 0 ? [] : young.slice(-keep);
-  const pruned = kept.length < base.records.length;
-  const next: DeliveryHistory = { records: [...kept, receipt], earlierRecordsUnavailable: base.earlierRecordsUnavailable };
-  const flag = pruned ? true : base.earlierRecordsPruned;
-  return flag === undefined ? next : { ...next, earlierRecordsPruned: flag };
+  let kept: readonly DeliveryReceipt[] = saved;
+  if (saved.length > 0) {
+    const cutoff = instantMs(receipt.deliveredAt) - limits.days * DAY_MS;
+    // Most appends prune nothing by age: the saved receipts are then kept as they are.
+    const young = saved.every((r) => instantMs(r.deliveredAt) >= cutoff) ? saved : saved.filter((r) => instantMs(r.deliveredAt) >= cutoff);
+    kept = keep === 0 ? [] : young.length > keep ? young.slice(-keep) : young;
+  }
+  const records = kept.length === 0 ? [receipt] : [...kept, receipt];
+  const flag = kept.length < saved.length ? true : base.earlierRecordsPruned;
+  return flag === undefined
+    ? { records, earlierRecordsUnavailable: base.earlierRecordsUnavailable }
+    : { records, earlierRecordsUnavailable: base.earlierRecordsUnavailable, earlierRecordsPruned: flag };
 }
 
 /**

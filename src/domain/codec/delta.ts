@@ -98,15 +98,15 @@ export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | u
     const b = old[pruned + i];
     if (a === undefined || b === undefined || (a !== b && !sameReceipt(a, b))) return undefined;
   }
-  const appended = records.slice(kept);
-  const newest = appended.at(-1);
-  if (newest === undefined || !sameReceipt(newest, latest)) return undefined;
+  const newest = records.at(-1);
+  if (kept === records.length || newest === undefined || !sameReceipt(newest, latest)) return undefined;
   let previous: DeliveryReceipt | null = records[kept - 1] ?? null;
-  const receipts = appended.map((receipt) => {
-    const stored = encodeReceipt(receipt, { record: next.record.prompt, previous });
+  const receipts: Readonly<Record<string, unknown>>[] = [];
+  for (let i = kept; i < records.length; i++) {
+    const receipt = records[i] as DeliveryReceipt;
+    receipts.push(encodeReceipt(receipt, { record: next.record.prompt, previous }));
     previous = receipt;
-    return stored;
-  });
+  }
   const delta: { -readonly [K in keyof DeliveryDelta]: DeliveryDelta[K] } = { id: next.record.id, pruned, receipts };
   if (base.lastDelivery !== undefined) delta.after = base.lastDelivery.messageId;
   if (next.record.scheduledAt !== base.record.scheduledAt) delta.scheduledAt = next.record.scheduledAt;
@@ -162,29 +162,38 @@ export function decodeDeliveryDelta(value: unknown, where: Where, field: string)
  */
 export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, field: string): TaskRow {
   const history = base.deliveryHistory;
-  const id = JSON.stringify(delta.id);
-  if (history === undefined) corrupt(where, field, `records a delivery of task ${id}, whose row has no saved history to append to`);
+  if (history === undefined)
+    corrupt(where, field, `records a delivery of task ${JSON.stringify(delta.id)}, whose row has no saved history to append to`);
   const latest = base.lastDelivery?.messageId;
   if (latest !== delta.after) {
     corrupt(
       where,
       prefixed(field, 'after'),
-      `is ${delta.after === undefined ? 'absent' : describe(delta.after)} but task ${id}'s latest receipt is ${latest === undefined ? 'absent' : describe(latest)}: the delta was recorded against another version of the row`,
+      `is ${delta.after === undefined ? 'absent' : describe(delta.after)} but task ${JSON.stringify(delta.id)}'s latest receipt is ${latest === undefined ? 'absent' : describe(latest)}: the delta was recorded against another version of the row`,
     );
   }
   if (delta.pruned > history.records.length) {
-    corrupt(where, prefixed(field, 'pruned'), `is ${delta.pruned} but task ${id} holds only ${history.records.length} saved receipts`);
+    corrupt(
+      where,
+      prefixed(field, 'pruned'),
+      `is ${delta.pruned} but task ${JSON.stringify(delta.id)} holds only ${history.records.length} saved receipts`,
+    );
   }
   const record: ScheduleRecord = delta.scheduledAt === undefined ? base.record : { ...base.record, scheduledAt: delta.scheduledAt };
   const records = history.records.slice(delta.pruned);
-  const seen = new Set(records.map((r) => r.messageId));
+  const seen = new Set<string>();
+  for (const r of records) seen.add(r.messageId);
   let previous: DeliveryReceipt | null = records.at(-1) ?? null;
   let newest: DeliveryReceipt | undefined;
   for (const [index, stored] of delta.receipts.entries()) {
     const receiptField = `${prefixed(field, 'receipts')}[${index}]`;
     const receipt = resolveStoredReceipt({ ...stored }, where, receiptField, { record: record.prompt, previous });
     if (seen.has(receipt.messageId)) {
-      corrupt(where, `${receiptField}.messageId`, `repeats message id ${JSON.stringify(receipt.messageId)} of task ${id}`);
+      corrupt(
+        where,
+        `${receiptField}.messageId`,
+        `repeats message id ${JSON.stringify(receipt.messageId)} of task ${JSON.stringify(delta.id)}`,
+      );
     }
     seen.add(receipt.messageId);
     records.push(receipt);
@@ -198,7 +207,7 @@ export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: W
     corrupt(
       where,
       prefixed(field, 'status'),
-      `ends task ${id}, whose row carries ${runState}, which only an active row may; such a change is stored as a whole row`,
+      `ends task ${JSON.stringify(delta.id)}, whose row carries ${runState}, which only an active row may; such a change is stored as a whole row`,
     );
   }
   const prunedFlag = delta.earlierRecordsPruned ?? history.earlierRecordsPruned;
@@ -206,13 +215,10 @@ export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: W
     prunedFlag === undefined
       ? { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable }
       : { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable, earlierRecordsPruned: prunedFlag };
-  return {
-    sessionId: base.sessionId,
-    status,
-    record,
-    ...(base.pausedAt === undefined ? {} : { pausedAt: base.pausedAt }),
-    ...(base.triggeredAt === undefined ? {} : { triggeredAt: base.triggeredAt }),
-    lastDelivery: newest,
-    deliveryHistory,
-  };
+  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = { sessionId: base.sessionId, status, record };
+  if (base.pausedAt !== undefined) row.pausedAt = base.pausedAt;
+  if (base.triggeredAt !== undefined) row.triggeredAt = base.triggeredAt;
+  row.lastDelivery = newest;
+  row.deliveryHistory = deliveryHistory;
+  return row;
 }
