@@ -11,6 +11,7 @@ export type {
   ActorEffect,
   CommandOutcome,
   DeliveredReminder,
+  DeliveryFlushedEvent,
   DeliveryOutcome,
   DeliveryRequest,
   DomainChange,
@@ -39,8 +40,23 @@ export type {
   ToolCall,
   ToolCalls,
 } from './replies.ts';
-export { type SessionGroupEvent, type SessionGroupMachine, type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
-export { type SessionContext, type SessionEvent, type SessionMachine, sessionMachine } from './sessionMachine.ts';
+export {
+  type SessionGroupContext,
+  type SessionGroupEvent,
+  type SessionGroupMachine,
+  type SessionRoute,
+  sessionGroupMachine,
+} from './sessionGroupMachine.ts';
+export {
+  type AttemptReply,
+  type AttemptRunEvent,
+  type AttemptRunnerRef,
+  type SessionContext,
+  type SessionEvent,
+  type SessionInput,
+  type SessionMachine,
+  sessionMachine,
+} from './sessionMachine.ts';
 export {
   type OpenedDomain,
   type SlotRunEvent,

@@ -34,7 +34,7 @@ export interface InspectedActor {
   readonly target?: string;
   /** Tasks: the record's title. */
   readonly title?: string;
-  /** Effects: the name of the provided actor logic (`deliverBatch`, `openDomain`, …). */
+  /** Effects: the name of the provided actor logic (`attemptRunner`, `openDomain`, …). */
   readonly src?: string;
 }
 

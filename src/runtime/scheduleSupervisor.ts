@@ -2,9 +2,9 @@
 // on XState invokes (`invoke: { src: scheduleSupervisor, input: { sessions, storage, clock } }`)
 // and `createScheduleService` wraps. The machine stays pure; the effects live here. `openDomain`
 // reads the Host's ports from the input, opens the storage and creates the `ScheduleRuntime` — the
-// in-memory table, the due index and its timer, the restore limiter and the work counter — which
-// the other effect actors (the slot runner, the timer, each Session's delivery attempt, the close)
-// receive as input.
+// in-memory table, the due index and its timer, the restore limiter and the work counter — which the
+// other effect actors (the slot runner, the timer, the runner of every Session's delivery
+// attempts, the close) receive as input.
 import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
 import { anyAttemptInFlight, isAttempting, taskActorOf } from '../../machines/actorLookup.ts';
 import type { ActorEffect, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';

@@ -144,13 +144,6 @@ describe('domain codec', () => {
     ]) {
       expect(isCanonicalInstantText(text)).toBe(parseCanonicalInstant(text) !== null);
     }
-    // The texts it found canonical last are remembered; anything else is still checked in full.
-    const valid = '2030-01-01T08:00:00.000Z';
-    expect(isCanonicalInstantText(valid)).toBe(true);
-    expect(isCanonicalInstantText(valid)).toBe(true);
-    for (const text of ['', '2030-01-01T08:00:00.000', '2030-01-01T08:00:00.000Z ', '2030-02-30T08:00:00.000Z']) {
-      expect(isCanonicalInstantText(text)).toBe(false);
-    }
   });
 
   it('round trip: domains with paused and run-now rows and run-now or coalesced receipts encode and decode to themselves', () => {

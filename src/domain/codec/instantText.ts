@@ -13,21 +13,8 @@ function digits(text: string, from: number, count: number): number {
   return value;
 }
 
-/** How many texts found canonical last are remembered: a delivery commit checks the same few instants for every row. */
-const RECENT = 4;
-const recent: string[] = new Array(RECENT).fill('1970-01-01T00:00:00.000Z');
-let nextSlot = 0;
-
 /** True when `text` is a canonical UTC instant (same answer as `parseCanonicalInstant(text) !== null`). */
 export function isCanonicalInstantText(text: string): boolean {
-  for (let i = 0; i < RECENT; i++) if (recent[i] === text) return true;
-  if (!checkInstantText(text)) return false;
-  recent[nextSlot] = text;
-  nextSlot = (nextSlot + 1) % RECENT;
-  return true;
-}
-
-function checkInstantText(text: string): boolean {
   if (text.length !== SHAPE.length) return false;
   for (let i = 0; i < SHAPE.length; i++) {
     const code = text.charCodeAt(i);
