@@ -170,6 +170,8 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
         if (!recorded.has('event')) return;
         const actor = recordFor(event.actorRef, false);
         if (actor === undefined) return;
+        // The actor has received it: its row shows it at once, even when its state does not change.
+        actor.lastEvent = eventType(event.event);
         const source = event.sourceRef === undefined ? undefined : tree.get(actorKey(event.sourceRef) ?? '')?.id;
         record(
           actor,

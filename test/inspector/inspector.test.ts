@@ -101,6 +101,8 @@ describe('the actor tree', () => {
 
   it('the Session actor shows the attempt: idle → delivering → committing → idle, run by the attempt runner', async () => {
     const r = await rig();
+    const updates: InspectorUpdate[] = [];
+    r.inspector.subscribe((u) => updates.push(u));
     await create(r, 's1', { after_seconds: 60 });
     await create(r, 's1', { every_seconds: 600 });
     await advance(r, MINUTE);
@@ -120,6 +122,9 @@ describe('the actor tree', () => {
         .filter((a) => a.kind === 'effect')
         .map((a) => a.id),
     ).toEqual(['attempts', 'slots', 'timer']);
+    // A live view's row of the runner shows the event it received, though its state never changes.
+    const published = updates.find((u) => u.type === 'entry' && u.entry.actorId === 'attempts' && u.entry.event === 'attempt.run');
+    expect(published?.type === 'entry' ? published.actor?.lastEvent : undefined).toBe('attempt.run');
   });
 
   it('a delivered one-shot and a deleted task leave the tree; their last entries say why', async () => {
