@@ -23,7 +23,8 @@ export function taskActorOf(supervisor: AnyActorRef, sessionId: string, id: stri
 /** True while the Session's actor has a delivery attempt in flight (delivering or committing). */
 export function isAttempting(supervisor: AnyActorRef, sessionId: string): boolean {
   const session = sessionActorOf(supervisor, sessionId)?.getSnapshot();
-  return session?.status === 'active' && !session.matches('idle');
+  // The Session machine is flat: its value is the state's name.
+  return session?.status === 'active' && session.value !== 'idle';
 }
 
 /** True while any Session actor under `supervisor` has a delivery attempt in flight. */
@@ -34,7 +35,7 @@ export function anyAttemptInFlight(supervisor: AnyActorRef): boolean {
     const sessions: Record<string, AnyActorRef | undefined> = groups[id]?.getSnapshot().children ?? {};
     for (const sessionId in sessions) {
       const session = sessions[sessionId]?.getSnapshot();
-      if (session?.status === 'active' && !session.matches('idle')) return true;
+      if (session?.status === 'active' && session.value !== 'idle') return true;
     }
   }
   return false;

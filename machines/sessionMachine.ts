@@ -173,7 +173,8 @@ export const sessionMachine = setup({
       for (const id of context.due) {
         const found = index.find(id);
         const snapshot = found?.task.getSnapshot();
-        if (found === undefined || snapshot === undefined || !snapshot.matches('overdue')) continue;
+        // The task machine is flat: its value is the state's name (`matches` would parse it for every task).
+        if (found === undefined || snapshot === undefined || snapshot.value !== 'overdue') continue;
         rows.push(snapshot.context);
         enqueue.sendTo(found.task, START);
       }

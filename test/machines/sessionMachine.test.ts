@@ -62,6 +62,10 @@ function harness() {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('session machine', () => {
+  it('has only top-level states, so its value is the state name that the runtime compares', () => {
+    for (const state of Object.values(sessionMachine.root.states)) expect(Object.keys(state.states)).toEqual([]);
+  });
+
   it('spawns all restored tasks in one event', () => {
     const h = harness();
     h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z'), row('b', '2030-01-01T09:00:00.000Z')] });
