@@ -65,11 +65,6 @@ export type Operation =
   | { readonly kind: 'archive.stop'; readonly sessionId: string }
   | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };
 
-/** The input of a Session's `deliverBatch` actor: the request and the effects to run it with. */
-export interface DeliveryInput extends DeliveryRequest {
-  readonly runtime: SupervisorRuntime | undefined;
-}
-
 /** A reminder the Session acknowledged (its flush succeeded). */
 export interface DeliveredReminder {
   readonly id: string;

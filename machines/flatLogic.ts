@@ -263,19 +263,17 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
     return current;
   };
 
-  const original = {
-    transition: machine.transition.bind(machine),
-    getInitialSnapshot: machine.getInitialSnapshot.bind(machine),
+  const transition = machine.transition.bind(machine);
+  const spawn = () => {
+    throw new NotFlatError(machine.id, 'its context spawns actors');
   };
   return Object.create(machine, {
     getInitialSnapshot: {
       value: (actorScope: { self: unknown }, input: unknown) => {
-        if (typeof contextOf !== 'function') return original.getInitialSnapshot(actorScope as never, input);
-        const spawn = () => {
-          throw new NotFlatError(machine.id, 'its context spawns actors');
-        };
         try {
-          const context = contextOf({ input, self: actorScope.self, spawn }) as TContext;
+          const context = (
+            typeof contextOf === 'function' ? contextOf({ input, self: actorScope.self, spawn }) : (contextOf ?? {})
+          ) as TContext;
           return settle(snapshotOf(initial, context, undefined), { type: 'xstate.init', input } as TEvent);
         } catch (error) {
           return { ...snapshotOf(initial, {} as TContext, undefined), status: 'error', error };
@@ -286,7 +284,7 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
       value: (snapshot: FlatSnapshot<TContext>, event: TEvent, actorScope: unknown) => {
         const type = (event as EventObject).type;
         if (snapshot.status !== 'active' || type.startsWith('xstate.')) {
-          return original.transition(snapshot as never, event, actorScope as never);
+          return transition(snapshot as never, event, actorScope as never);
         }
         const state = states.get(snapshot.value as string) as CompiledState<TContext, TEvent>;
         return settle(take(state.on.get(type), snapshot, event) ?? snapshot, event);

@@ -30,7 +30,7 @@ import type {
 } from './events.ts';
 import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
-import { type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
+import { type SessionGroupContext, type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
 import type { AttemptRunEvent, AttemptRunnerRef, SessionEvent } from './sessionMachine.ts';
 
 export type SupervisorEvent =
@@ -178,6 +178,12 @@ class GroupRoutes {
   }
 }
 
+/** What a Session group is spawned with: the effects' handle and the attempt runner, handed on to its Sessions. */
+const sessionGroupInput = (context: SupervisorContext): SessionGroupContext => ({
+  runtime: context.runtime ?? undefined,
+  attempts: context.attempts,
+});
+
 export const supervisorMachine = setup({
   types: {
     context: {} as SupervisorContext,
@@ -252,7 +258,7 @@ export const supervisorMachine = setup({
      */
     spawnRows: enqueueActions(({ enqueue, event, self, context }) => {
       const rows = context.runtime === null ? [] : event.type === 'tasks.activate' ? event.rows : openedRows(event);
-      const input = { runtime: context.runtime ?? undefined, attempts: context.attempts };
+      const input = sessionGroupInput(context);
       const routes = new GroupRoutes();
       for (const [sessionId, group] of groupBySession(rows)) {
         routes.add({ type: 'send', sessionId, event: { type: 'tasks.spawn', rows: group }, spawn: true });
@@ -265,7 +271,7 @@ export const supervisorMachine = setup({
     /** Routes a committed slot's effects to the Session actors. */
     applyEffects: enqueueActions(({ enqueue, event, self, context }) => {
       if (event.type !== 'slot.done') return;
-      const input = { runtime: context.runtime ?? undefined, attempts: context.attempts };
+      const input = sessionGroupInput(context);
       const routes = new GroupRoutes();
       for (const effect of event.outcome.effects) {
         if (effect.type === 'tasks.spawn') {

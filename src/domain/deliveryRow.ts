@@ -7,7 +7,7 @@ import { formatInstant, instantMs } from './instant.ts';
 import { ruleFromRecord, sameRule } from './records.ts';
 import { countOccurrences, nextTargetAfter } from './recurrence.ts';
 import { appendReceipt, type RetentionLimits } from './retention.ts';
-import { type DeliveryHistory, type DeliveryReceipt, isRecurringKind, type ScheduleRecord, type TaskRow } from './types.ts';
+import { type DeliveryReceipt, isRecurringKind, type ScheduleRecord, type TaskRow } from './types.ts';
 
 /** One reminder the Session acknowledged. */
 export interface AcknowledgedReminder {
@@ -46,30 +46,6 @@ export function receiptOf(reminder: AcknowledgedReminder): DeliveryReceipt {
   return missed === 0 ? receipt : { ...receipt, missed, firstMissed: started.scheduledAt };
 }
 
-/** What a delivery changes of a row: each member given here replaces the row's (undefined: removed). */
-interface DeliveredMembers {
-  readonly status: TaskRow['status'];
-  readonly record: ScheduleRecord;
-  readonly lastDelivery: DeliveryReceipt;
-  readonly deliveryHistory: DeliveryHistory;
-  readonly pausedAt: string | undefined;
-  readonly triggeredAt: string | undefined;
-}
-
-/** The delivered row, built in one object (optional members only when present). */
-function deliveredRow(sessionId: string, m: DeliveredMembers): TaskRow {
-  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = {
-    sessionId,
-    status: m.status,
-    record: m.record,
-    lastDelivery: m.lastDelivery,
-    deliveryHistory: m.deliveryHistory,
-  };
-  if (m.pausedAt !== undefined) row.pausedAt = m.pausedAt;
-  if (m.triggeredAt !== undefined) row.triggeredAt = m.triggeredAt;
-  return row;
-}
-
 /**
  * The row after a delivery of `reminder`, chosen at `now`, was acknowledged. A timing edit that
  * landed while the delivery was in flight wins when its target is still ahead of `now`; a target
@@ -77,19 +53,32 @@ function deliveredRow(sessionId: string, m: DeliveredMembers): TaskRow {
  * edited rule advances past `now` — so no occurrence is delivered twice. A run-now delivery of a
  * recurring task leaves its target alone; one of a one-shot ends it, as if it had fallen due. The
  * run-now request the delivery answered (one made at or before `now`) is removed; an ended row
- * keeps neither a pause nor a request.
+ * keeps neither a pause nor a request. The row is built in one object.
  */
 export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
   const lastDelivery = receiptOf(reminder);
-  const deliveryHistory = appendReceipt(row.deliveryHistory, lastDelivery, retention, row.lastDelivery);
-  const triggeredAt = row.triggeredAt === undefined || instantMs(row.triggeredAt) <= now ? undefined : row.triggeredAt;
   const recurring = isRecurringKind(row.record.kind);
-  const kept = { status: row.status, record: row.record, lastDelivery, deliveryHistory, pausedAt: row.pausedAt, triggeredAt };
-  const end = { ...kept, status: 'inactive' as const, pausedAt: undefined, triggeredAt: undefined };
-  if (reminder.trigger === 'manual') return deliveredRow(row.sessionId, recurring ? kept : end);
-  const committed = instantMs(row.record.scheduledAt);
-  if (committed > now && !sameTiming(row.record, reminder.startedRecord)) return deliveredRow(row.sessionId, kept);
-  const next = recurring ? nextTargetAfter(ruleFromRecord(row.record), committed, now) : null;
-  if (next === null) return deliveredRow(row.sessionId, end);
-  return deliveredRow(row.sessionId, { ...kept, record: { ...row.record, scheduledAt: formatInstant(next) } });
+  let record = row.record;
+  let ended = false;
+  if (reminder.trigger === 'manual') ended = !recurring;
+  else {
+    const committed = instantMs(row.record.scheduledAt);
+    // An edit that moved the target ahead of `now` while the delivery was in flight keeps it.
+    if (committed <= now || sameTiming(row.record, reminder.startedRecord)) {
+      const next = recurring ? nextTargetAfter(ruleFromRecord(row.record), committed, now) : null;
+      if (next === null) ended = true;
+      else record = { ...row.record, scheduledAt: formatInstant(next) };
+    }
+  }
+  const delivered: { -readonly [K in keyof TaskRow]: TaskRow[K] } = {
+    sessionId: row.sessionId,
+    status: ended ? 'inactive' : row.status,
+    record,
+    lastDelivery,
+    deliveryHistory: appendReceipt(row.deliveryHistory, lastDelivery, retention, row.lastDelivery),
+  };
+  if (ended) return delivered;
+  if (row.pausedAt !== undefined) delivered.pausedAt = row.pausedAt;
+  if (row.triggeredAt !== undefined && instantMs(row.triggeredAt) > now) delivered.triggeredAt = row.triggeredAt;
+  return delivered;
 }

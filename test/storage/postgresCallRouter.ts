@@ -126,6 +126,14 @@ export function describeCallRouter(name: string, backend: () => RouterBackend): 
     return router;
   };
 
+  /** Host A, started as the owner of `shard`, answering each call with its request; `options` sets how it listens and looks. */
+  const echoOwner = async (schema: string, shard: number, options: Partial<CallRouterOptions>) => {
+    const epochs = await own(schema, 'a', [shard]);
+    const a = routerOf(schema, { hostId: 'a', owns: (s) => epochs.get(s), execute: async (call) => call.request, ...options });
+    await a.start();
+    return a;
+  };
+
   /**
    * A call routed by Host B (looking every `pollMs`) to Host A, the owner of `shard`, whose
    * execution waits until `open()`; answered once A has claimed it.
@@ -367,30 +375,14 @@ export function describeCallRouter(name: string, backend: () => RouterBackend): 
 
     it('with every notification lost, calls are still claimed and answered by polling', async () => {
       const schema = await schemaOf();
-      const epochs = await own(schema, 'a', [8]);
-      const a = routerOf(schema, {
-        hostId: 'a',
-        owns: (shard) => epochs.get(shard),
-        execute: async (call) => call.request,
-        listen: deaf,
-        pollMs: 30,
-      });
-      await a.start();
+      await echoOwner(schema, 8, { listen: deaf, pollMs: 30 });
       const b = routerOf(schema, { hostId: 'b', listen: deaf, pollMs: 30 });
       expect(await Promise.all([b.route(sessionIn(8), 'one'), b.route(sessionIn(8), ['two'])])).toEqual(['one', ['two']]);
     });
 
     it('a poll that reads the last reply reads nothing after it, and a router stopped then has no statement in flight', async () => {
       const schema = await schemaOf();
-      const epochs = await own(schema, 'a', [8]);
-      const a = routerOf(schema, {
-        hostId: 'a',
-        owns: (shard) => epochs.get(shard),
-        execute: async (call) => call.request,
-        listen: deaf,
-        pollMs: 30,
-      });
-      await a.start();
+      await echoOwner(schema, 8, { listen: deaf, pollMs: 30 });
       const traced = tracedPool(backend().pool);
       const b = routerOf(schema, { hostId: 'b', listen: deaf, pollMs: 30, pool: traced.pool });
       expect(await b.route(sessionIn(8), 'one')).toBe('one');
@@ -403,7 +395,6 @@ export function describeCallRouter(name: string, backend: () => RouterBackend): 
 
     it('a lost listening connection is opened again and the calls pending meanwhile are claimed', async () => {
       const schema = await schemaOf();
-      const epochs = await own(schema, 'a', [9]);
       const inner = backend().listen?.() ?? poolListener(backend().pool);
       let opened = 0;
       let drop: ((error: Error) => void) | undefined;
@@ -416,15 +407,7 @@ export function describeCallRouter(name: string, backend: () => RouterBackend): 
         return inner(channels, onNotification, onLost);
       };
       const errors: unknown[] = [];
-      const a = routerOf(schema, {
-        hostId: 'a',
-        owns: (shard) => epochs.get(shard),
-        execute: async (call) => call.request,
-        listen: flaky,
-        pollMs: 60_000,
-        onError: (error) => errors.push(error),
-      });
-      await a.start();
+      await echoOwner(schema, 9, { listen: flaky, pollMs: 60_000, onError: (error) => errors.push(error) });
       const b = routerOf(schema, { hostId: 'b', pollMs: 60_000 });
       const answered = b.route(sessionIn(9), 'after the drop');
       await until(async () => (await rowsOf(schema)).length === 1);

@@ -12,6 +12,7 @@
 // row's `pausedAt` or `triggeredAt`: the row keeps the base's, and a delivery that sets or clears
 // either (a run-now delivery clears `triggeredAt`) is journalled as a whole row instead.
 import { isValidId } from '../fields.ts';
+import { ruleFromRecord, sameRule } from '../records.ts';
 import type { DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
 import { encodeReceipt, MAX_MESSAGE_ID_LENGTH, readStoredReceipt, resolveStoredReceipt, sameReceipt } from './receipt.ts';
 import { readInstant } from './record.ts';
@@ -37,31 +38,11 @@ export interface DeliveryDelta {
 const REQUIRED = ['id', 'pruned', 'receipts'];
 const OPTIONAL = ['after', 'scheduledAt', 'status', 'earlierRecordsPruned'];
 
-/** True when two records differ at most in their target (what `encodeRecord` stores of them, compared member by member). */
+/** True when two records differ at most in their target: the same members, and the same rule (an `at` rule is its target). */
 function sameRecordButTarget(a: ScheduleRecord, b: ScheduleRecord): boolean {
   if (a === b) return true;
   if (a.kind !== b.kind || a.id !== b.id || a.title !== b.title || a.prompt !== b.prompt) return false;
-  switch (a.kind) {
-    case 'after':
-      return a.afterSeconds === (b as typeof a).afterSeconds;
-    case 'at':
-      return true;
-    case 'every':
-      return a.everySeconds === (b as typeof a).everySeconds;
-    case 'daily':
-      return a.time === (b as typeof a).time && a.timeZone === (b as typeof a).timeZone;
-    case 'weekly': {
-      const other = b as typeof a;
-      return (
-        a.time === other.time &&
-        a.timeZone === other.timeZone &&
-        a.weekdays.length === other.weekdays.length &&
-        a.weekdays.every((day, i) => day === other.weekdays[i])
-      );
-    }
-    case 'cron':
-      return a.expression === (b as typeof a).expression && a.timeZone === (b as typeof a).timeZone;
-  }
+  return a.kind === 'at' || sameRule(ruleFromRecord(a), ruleFromRecord(b));
 }
 
 /**
