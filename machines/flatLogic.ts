@@ -1,8 +1,10 @@
 // Fast actor logic for a flat machine: one whose states are all children of its root, atomic or
-// final, without entry or exit actions, invocations or delays, each transition guarded by a named
-// guard (or none) and running named actions that only update the context. The guards and the
-// context updates are plain functions given beside the machine, and the machine's `setup` takes
-// them through `machineGuards` and `machineUpdates`, so both run the very same code.
+// final, without exit actions, invocations or delays, each transition guarded by a named guard (or
+// none) and running named actions that update the context or send events (effects). The guards,
+// the context updates and the effects are plain functions given beside the machine, and the
+// machine's `setup` takes them through `machineGuards`, `machineUpdates` and `machineEffects`, so
+// both run the very same code. Events named as delegated (those whose actions spawn, stop or talk
+// to the parent) take XState's own algorithm from the same snapshot.
 //
 // For such a machine XState's general algorithm — exit and entry sets, transition domains, a
 // snapshot cloned per step — costs about ten times what the transition itself does (about 6 µs an
@@ -13,17 +15,20 @@
 // snapshots are the machine's own (value, context, status, `_nodes` and the machine's methods, so
 // `matches`, `can`, persistence and inspection work unchanged); events the table does not name —
 // `xstate.stop` and the other `xstate.*` events — go to the machine's own transition. What differs
-// is only what is not computed: no `@xstate.microstep` inspection events are emitted for the steps
-// taken here (the actor's `@xstate.event` and `@xstate.snapshot` events are as before).
+// is only what is not computed: no `@xstate.microstep` or `@xstate.action` inspection events are
+// emitted for the steps taken here (the actor's `@xstate.event` and `@xstate.snapshot` events, and
+// the `@xstate.event` of every event an effect sends, with this actor as its source, are as before).
 //
 // `flatMachineLogic` refuses, when it is made, a machine it cannot run exactly; a differential test
 // checks it against XState's own transitions on every state and event.
 import {
+  type AnyActorRef,
   type AnyStateMachine,
   assign,
   type ContextFrom,
   type EventFromLogic,
   type EventObject,
+  enqueueActions,
   type MachineContext,
   type StateNode,
 } from 'xstate';
@@ -37,10 +42,28 @@ export type ContextPatch<TContext> = { [K in keyof TContext]?: TContext[K] | und
 /** A named action as a plain update: the members of the context it changes. */
 export type Update<TContext, TEvent> = (context: TContext, event: TEvent) => ContextPatch<TContext>;
 
-/** What a flat machine does, beside its definition: its guards and its context updates, by name. */
+/** Where an effect's events go: each is delivered once the step's snapshot is in place, in order, as XState delivers `sendTo`. */
+export interface Outbox {
+  send<E extends EventObject>(target: AnyActorRef, event: E): void;
+}
+
+/** What an effect reads: the context, the event, and the actor itself (its snapshot is the one before the step). */
+export interface EffectArgs<TContext, TEvent> {
+  readonly context: TContext;
+  readonly event: TEvent;
+  readonly self: AnyActorRef;
+}
+
+/** A named action that sends events through the outbox and may update the context (the members it returns). */
+export type Effect<TContext, TEvent> = (args: EffectArgs<TContext, TEvent>, outbox: Outbox) => ContextPatch<TContext> | undefined;
+
+/** What a flat machine does, beside its definition: its guards, context updates and effects, by name. */
 export interface FlatBehaviour<TContext, TEvent> {
   readonly guards: Readonly<Record<string, Predicate<TContext, TEvent>>>;
   readonly updates: Readonly<Record<string, Update<TContext, TEvent>>>;
+  readonly effects?: Readonly<Record<string, Effect<TContext, TEvent>>>;
+  /** Event types whose transitions XState's own algorithm takes (their actions may be anything the machine allows). */
+  readonly delegated?: readonly string[];
 }
 
 /** The predicates as XState guards, for the machine's `setup`. */
@@ -65,12 +88,39 @@ export function machineUpdates<
   return out as { [K in keyof U]: ReturnType<typeof assign<TContext, TEvent, undefined, TEvent, never>> };
 }
 
+/** The effects as XState actions, for the machine's `setup`: sends become `enqueue.sendTo`, a returned patch `enqueue.assign`. */
+export function machineEffects<
+  TContext extends MachineContext,
+  TEvent extends EventObject,
+  E extends Record<string, Effect<TContext, TEvent>>,
+>(
+  effects: E,
+): { [K in keyof E]: ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>> } {
+  const out: Record<string, ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>>> = {};
+  for (const [name, effect] of Object.entries(effects)) {
+    out[name] = enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>(
+      ({ context, event, self, enqueue }) => {
+        const patch = effect({ context, event, self }, { send: (target, sent) => enqueue.sendTo(target, sent) });
+        if (patch !== undefined) enqueue.assign(patch as Partial<TContext>);
+      },
+    );
+  }
+  return out as {
+    [K in keyof E]: ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>>;
+  };
+}
+
+/** A named action, compiled: a plain update or an effect. */
+type FlatAction<TContext, TEvent> =
+  | { readonly update: Update<TContext, TEvent>; readonly effect?: undefined }
+  | { readonly effect: Effect<TContext, TEvent>; readonly update?: undefined };
+
 /** One candidate transition of a state, in document order. */
 interface Candidate<TContext, TEvent> {
   readonly guard: Predicate<TContext, TEvent> | undefined;
   /** The target state's key; undefined for a transition that stays. */
   readonly target: string | undefined;
-  readonly updates: readonly Update<TContext, TEvent>[];
+  readonly actions: readonly FlatAction<TContext, TEvent>[];
 }
 
 /** What a snapshot of one state holds besides its context. */
@@ -81,11 +131,19 @@ interface StateTemplate {
   readonly done: boolean;
 }
 
-/** A state's transitions by event type, its eventless ones, and its snapshot template. */
+/** A state's transitions by event type, its eventless ones, its entry actions and its snapshot template. */
 interface CompiledState<TContext, TEvent> {
   readonly on: ReadonlyMap<string, readonly Candidate<TContext, TEvent>[]>;
   readonly always: readonly Candidate<TContext, TEvent>[];
+  readonly entry: readonly FlatAction<TContext, TEvent>[];
   readonly template: StateTemplate;
+}
+
+/** What a step needs of the actor: itself, the deferral of sends, and its system. */
+interface StepScope {
+  readonly self: AnyActorRef;
+  readonly defer: (fn: () => void) => void;
+  readonly system: unknown;
 }
 
 /** The members of a machine snapshot, as XState lays them out (so snapshots share one shape). */
@@ -123,9 +181,22 @@ function checkPlain(machine: AnyStateMachine, node: AnyNode, where: string): voi
   };
   // Delayed transitions are entry and exit actions too: they are named first.
   if (node.after.length > 0) fail('has delayed transitions');
-  if (node.entry.length > 0 || node.exit.length > 0) fail('has entry or exit actions');
+  if (node.exit.length > 0 || (node === machine.root && node.entry.length > 0)) fail('has exit actions or root entry actions');
   if (node.invoke.length > 0) fail('invokes actors');
   if (node !== machine.root && Object.keys(node.states).length > 0) fail('has child states');
+}
+
+function compileAction<TContext, TEvent>(
+  behaviour: FlatBehaviour<TContext, TEvent>,
+  action: unknown,
+  fail: (what: string) => never,
+): FlatAction<TContext, TEvent> {
+  if (typeof action !== 'string') fail('an action that is not named');
+  const update = behaviour.updates[action as string];
+  if (update !== undefined) return { update };
+  const effect = behaviour.effects?.[action as string];
+  if (effect !== undefined) return { effect };
+  return fail(`the action '${String(action)}' is not among the given updates or effects`);
 }
 
 function compileCandidates<TContext, TEvent>(
@@ -138,9 +209,10 @@ function compileCandidates<TContext, TEvent>(
     readonly eventType: string;
   }[],
   where: string,
+  ownKey?: string,
 ): Candidate<TContext, TEvent>[] {
   return transitions.map((t) => {
-    const fail = (what: string) => {
+    const fail = (what: string): never => {
       throw new NotFlatError(machine.id, `${where}, on '${t.eventType}': ${what}`);
     };
     let guard: Predicate<TContext, TEvent> | undefined;
@@ -149,23 +221,23 @@ function compileCandidates<TContext, TEvent>(
       guard = behaviour.guards[t.guard as string];
       if (guard === undefined) fail(`the guard '${String(t.guard)}' is not among the given predicates`);
     }
-    const updates = t.actions.map((action) => {
-      if (typeof action !== 'string') fail('an action that is not named');
-      const update = behaviour.updates[action as string];
-      if (update === undefined) fail(`the action '${String(action)}' is not among the given updates`);
-      return update as Update<TContext, TEvent>;
-    });
+    const actions = t.actions.map((action) => compileAction(behaviour, action, fail));
     if (t.target !== undefined && t.target.length > 1) fail('more than one target');
     const target = t.target?.[0];
     if (target !== undefined && target.parent !== machine.root) fail('a target that is not a state of the root');
-    return { guard, target: target?.key, updates };
+    // Whether XState exits and re-enters a state a transition targets while in it depends on
+    // where the transition is declared and on `reenter`: refused rather than guessed.
+    if (target !== undefined && target.entry.length > 0 && (where === 'its root' || target.key === ownKey))
+      fail(`a transition that may re-enter '${target.key}', which has entry actions`);
+    return { guard, target: target?.key, actions };
   });
 }
 
 /**
  * The machine as fast actor logic (see above). Throws `NotFlatError` when the machine is not
- * flat: a nested, invoking or delayed state, entry or exit actions, a wildcard event, a guard or
- * an action that is not one of `behaviour`'s, or output.
+ * flat: a nested, invoking or delayed state, exit actions, entry actions a transition might
+ * re-run, a wildcard event, a guard or an action (outside the delegated events) that is not one of
+ * `behaviour`'s, or output.
  */
 export function flatMachineLogic<TMachine extends AnyStateMachine>(
   machine: TMachine,
@@ -177,8 +249,11 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
   checkPlain(machine, root, 'its root');
   if (root.always !== undefined) throw new NotFlatError(machine.id, 'its root has eventless transitions');
   if (root.output !== undefined) throw new NotFlatError(machine.id, 'it has output');
+  const delegated = new Set(behaviour.delegated ?? []);
   const rootOn = new Map<string, Candidate<TContext, TEvent>[]>();
-  for (const [type, transitions] of root.transitions) rootOn.set(type, compileCandidates(machine, behaviour, transitions, 'its root'));
+  for (const [type, transitions] of root.transitions) {
+    if (!delegated.has(type)) rootOn.set(type, compileCandidates(machine, behaviour, transitions, 'its root'));
+  }
 
   const states = new Map<string, CompiledState<TContext, TEvent>>();
   for (const [key, node] of Object.entries(root.states) as [string, AnyNode][]) {
@@ -186,18 +261,26 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
     checkPlain(machine, node, where);
     if (node.type !== 'atomic' && node.type !== 'final') throw new NotFlatError(machine.id, `${where} is a ${node.type} state`);
     const on = new Map<string, Candidate<TContext, TEvent>[]>();
-    for (const [type, transitions] of node.transitions) on.set(type, compileCandidates(machine, behaviour, transitions, where));
+    for (const [type, transitions] of node.transitions) {
+      if (!delegated.has(type)) on.set(type, compileCandidates(machine, behaviour, transitions, where, key));
+    }
     // An event the state does not take is looked up on the root, as XState does; one the state
     // takes with no enabled transition falls through to the root's too.
     for (const [type, candidates] of rootOn) on.set(type, [...(on.get(type) ?? []), ...candidates]);
     for (const type of on.keys()) {
       if (type.includes('*')) throw new NotFlatError(machine.id, `${where} takes the wildcard event '${type}'`);
     }
-    const always = compileCandidates(machine, behaviour, node.always ?? [], `${where} (eventless)`);
+    const always = compileCandidates(machine, behaviour, node.always ?? [], `${where} (eventless)`, key);
+    const entry = node.entry.map((action) =>
+      compileAction(behaviour, action, (what): never => {
+        throw new NotFlatError(machine.id, `${where}, on entry: ${what}`);
+      }),
+    );
     const resolved = machine.resolveState({ value: key, context: {} as TContext });
     states.set(key, {
       on,
       always,
+      entry,
       template: {
         value: resolved.value,
         _nodes: (resolved as unknown as { _nodes: unknown })._nodes,
@@ -232,31 +315,59 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
     };
   };
 
+  /** The outbox of one step: each send is deferred until the actor has taken the step's snapshot. */
+  const outboxOf = (scope: StepScope): Outbox => {
+    // The actor system's relay records the sender in the `@xstate.event` inspection event, as XState's
+    // own `sendTo` does; a system without it (none is known) gets the plain send.
+    const relay = (scope.system as { _relay?: (source: AnyActorRef, target: AnyActorRef, event: EventObject) => void } | undefined)?._relay;
+    return {
+      send: (target, event) => scope.defer(relay === undefined ? () => target.send(event) : () => relay(scope.self, target, event)),
+    };
+  };
+
+  /** Runs named actions in order over the context; effects send through the step's outbox. */
+  const run = (actions: readonly FlatAction<TContext, TEvent>[], context: TContext, event: TEvent, scope: StepScope): TContext => {
+    let next = context;
+    for (const action of actions) {
+      const patch =
+        action.update !== undefined
+          ? action.update(next, event)
+          : action.effect({ context: next, event, self: scope.self }, outboxOf(scope));
+      if (patch !== undefined) next = Object.assign({}, next, patch);
+    }
+    return next;
+  };
+
   /** Takes the first enabled candidate, if any: the next snapshot, or undefined when none is enabled. */
   const take = (
     candidates: readonly Candidate<TContext, TEvent>[] | undefined,
     snapshot: FlatSnapshot<TContext>,
     event: TEvent,
+    scope: StepScope,
   ): FlatSnapshot<TContext> | undefined => {
     if (candidates === undefined) return undefined;
     const context = snapshot.context;
     for (const candidate of candidates) {
       if (candidate.guard !== undefined && !candidate.guard(context, event)) continue;
-      let next = context;
-      for (const update of candidate.updates) next = Object.assign({}, next, update(next, event));
+      let next = candidate.actions.length === 0 ? context : run(candidate.actions, context, event, scope);
       if ((candidate.target === undefined || candidate.target === snapshot.value) && next === context) return snapshot;
-      return snapshotOf(candidate.target ?? (snapshot.value as string), next, snapshot);
+      const target = candidate.target ?? (snapshot.value as string);
+      if (target !== snapshot.value) {
+        const entry = (states.get(target) as CompiledState<TContext, TEvent>).entry;
+        if (entry.length > 0) next = run(entry, next, event, scope);
+      }
+      return snapshotOf(target, next, snapshot);
     }
     return undefined;
   };
 
   /** The eventless transitions after a step, until none is enabled or one changes nothing. */
-  const settle = (snapshot: FlatSnapshot<TContext>, event: TEvent): FlatSnapshot<TContext> => {
+  const settle = (snapshot: FlatSnapshot<TContext>, event: TEvent, scope: StepScope): FlatSnapshot<TContext> => {
     let current = snapshot;
     while (current.status === 'active') {
       const always = (states.get(current.value as string) as CompiledState<TContext, TEvent>).always;
       if (always.length === 0) break;
-      const next = take(always, current, event);
+      const next = take(always, current, event, scope);
       if (next === undefined || next === current) break;
       current = next;
     }
@@ -269,25 +380,28 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
   };
   return Object.create(machine, {
     getInitialSnapshot: {
-      value: (actorScope: { self: unknown }, input: unknown) => {
+      value: (actorScope: StepScope, input: unknown) => {
         try {
           const context = (
             typeof contextOf === 'function' ? contextOf({ input, self: actorScope.self, spawn }) : (contextOf ?? {})
           ) as TContext;
-          return settle(snapshotOf(initial, context, undefined), { type: 'xstate.init', input } as TEvent);
+          const init = { type: 'xstate.init', input } as TEvent;
+          const entry = (states.get(initial) as CompiledState<TContext, TEvent>).entry;
+          const entered = entry.length === 0 ? context : run(entry, context, init, actorScope);
+          return settle(snapshotOf(initial, entered, undefined), init, actorScope);
         } catch (error) {
           return { ...snapshotOf(initial, {} as TContext, undefined), status: 'error', error };
         }
       },
     },
     transition: {
-      value: (snapshot: FlatSnapshot<TContext>, event: TEvent, actorScope: unknown) => {
+      value: (snapshot: FlatSnapshot<TContext>, event: TEvent, actorScope: StepScope) => {
         const type = (event as EventObject).type;
-        if (snapshot.status !== 'active' || type.startsWith('xstate.')) {
+        if (snapshot.status !== 'active' || type.startsWith('xstate.') || delegated.has(type)) {
           return transition(snapshot as never, event, actorScope as never);
         }
         const state = states.get(snapshot.value as string) as CompiledState<TContext, TEvent>;
-        return settle(take(state.on.get(type), snapshot, event) ?? snapshot, event);
+        return settle(take(state.on.get(type), snapshot, event, actorScope) ?? snapshot, event, actorScope);
       },
     },
   }) as TMachine;

@@ -8,7 +8,7 @@
 // passes their failed attempts up to the supervisor.
 import { enqueueActions, sendParent, setup } from 'xstate';
 import { type SupervisorRuntime, sessionActorId, type TasksFailedEvent } from './events.ts';
-import { type AttemptRunnerRef, type SessionEvent, sessionMachine } from './sessionMachine.ts';
+import { type AttemptRunnerRef, type SessionEvent, sessionLogic } from './sessionMachine.ts';
 
 /** One step for one Session of the group, applied in order. */
 export type SessionRoute =
@@ -32,7 +32,7 @@ export const sessionGroupMachine = setup({
     events: {} as SessionGroupEvent,
   },
   actors: {
-    session: sessionMachine,
+    session: sessionLogic,
   },
   actions: {
     route: enqueueActions(({ enqueue, event, self, context }) => {

@@ -7,10 +7,19 @@
 // attempt runner (its `attempts` input): the Session sends it `attempt.run`; the runner answers
 // `attempt.done` and hands the flushed outcome to the supervisor, whose mailbox commits it, so an
 // attempt spawns no actor and its outcome takes no hop through the Session group.
-import { type ActorRef, assign, enqueueActions, type Snapshot, setup } from 'xstate';
+import { type ActorRef, enqueueActions, type Snapshot, setup } from 'xstate';
 import { DEFAULT_RETRY } from '../src/domain/retry.ts';
 import type { TaskRow } from '../src/domain/types.ts';
 import type { SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
+import {
+  type ContextPatch,
+  type EffectArgs,
+  flatMachineLogic,
+  machineEffects,
+  machineGuards,
+  machineUpdates,
+  type Outbox,
+} from './flatLogic.ts';
 import { taskGroupMachine } from './taskGroupMachine.ts';
 import { GroupStops, TaskIndex, type TaskRef } from './taskIndex.ts';
 import type { TaskEvent } from './taskMachine.ts';
@@ -92,6 +101,12 @@ const UNEXPECTED_END = 'The delivery attempt ended with an unexpected error.';
 /** The event that tells a task it is part of the attempt starting (one object for every task). */
 const START = { type: 'delivery.start' } as const;
 
+/** The event a Session sends itself after the ticks of a `tasks.due`. */
+const TICKED = { type: 'tasks.ticked' } as const;
+
+/** What the Session's effects read. */
+type SessionArgs = EffectArgs<SessionContext, SessionEvent>;
+
 /** Sends each task of `failures` its `delivery.failed`. */
 function sendFailures(index: TaskIndex, send: TaskSend, failures: readonly TaskFailures[], now: number): void {
   for (const { ids, failure } of failures) {
@@ -103,6 +118,111 @@ function sendFailures(index: TaskIndex, send: TaskSend, failures: readonly TaskF
   }
 }
 
+/** The Session machine's guards, as plain predicates (its `setup` and its fast logic both run these). */
+const sessionGuards = {
+  /** Tasks were reported due and their ticks have reached them. */
+  hasDue: (context: SessionContext) => context.due.length > 0 && !context.ticking,
+  nothingInFlight: (context: SessionContext) => context.inFlight.length === 0,
+};
+
+/** The Session machine's plain context updates. */
+const sessionUpdates = {
+  /** The ticks of the latest `tasks.due` have reached the task actors. */
+  ticked: (): ContextPatch<SessionContext> => ({ ticking: false }),
+};
+
+/** The Session machine's effects: they send events to task actors, task groups, itself or the attempt runner. */
+const sessionEffects = {
+  removeTasks: ({ context, event, self }: SessionArgs, outbox: Outbox): ContextPatch<SessionContext> | undefined => {
+    if (event.type !== 'tasks.remove') return undefined;
+    const index = new TaskIndex(self.getSnapshot().children);
+    const stops = new GroupStops();
+    for (const id of event.ids) {
+      const found = index.find(id);
+      if (found !== undefined) stops.stop(found.group, id);
+    }
+    for (const { group, event: stop } of stops.events()) outbox.send(group, stop);
+    const removed = new Set(event.ids);
+    return { due: context.due.filter((id) => !removed.has(id)) };
+  },
+  markDue: ({ context, event, self }: SessionArgs, outbox: Outbox): ContextPatch<SessionContext> | undefined => {
+    if (event.type !== 'tasks.due') return undefined;
+    const index = new TaskIndex(self.getSnapshot().children);
+    const tick = { type: 'clock.tick', now: event.now } as const;
+    for (const id of event.ids) {
+      const found = index.find(id);
+      if (found !== undefined) outbox.send(found.task, tick);
+    }
+    // Sent after the ticks, so it arrives once the task actors have taken them.
+    outbox.send(self, TICKED);
+    const due = new Set(context.due);
+    for (const id of event.ids) due.add(id);
+    return { due: [...due], now: event.now, ticking: true };
+  },
+  /**
+   * Takes every due task into one attempt and tells each it is delivering. A task qualifies when
+   * its actor is `overdue` — the task machine alone decides whether a task is due; no attempt
+   * starts while ticks are on their way to the tasks (`ticking`).
+   */
+  startAttempt: ({ context, self }: SessionArgs, outbox: Outbox): ContextPatch<SessionContext> => {
+    const index = new TaskIndex(self.getSnapshot().children);
+    const rows: TaskRow[] = [];
+    for (const id of context.due) {
+      const found = index.find(id);
+      const snapshot = found?.task.getSnapshot();
+      // The task machine is flat: its value is the state's name (`matches` would parse it for every task).
+      if (found === undefined || snapshot === undefined || snapshot.value !== 'overdue') continue;
+      rows.push(snapshot.context);
+      outbox.send(found.task, START);
+    }
+    return { due: [], inFlight: rows };
+  },
+  /** Asks the attempt runner to deliver the rows in flight (without a runner the attempt fails at once). */
+  requestAttempt: ({ context, self }: SessionArgs, outbox: Outbox): undefined => {
+    if (context.attempts === undefined) {
+      outbox.send(self, { type: 'attempt.failed', error: new Error('The Session has no attempt runner.') });
+      return undefined;
+    }
+    const request: AttemptRunEvent = { type: 'attempt.run', sessionId: context.sessionId, rows: context.inFlight, replyTo: self };
+    outbox.send(context.attempts, request);
+    return undefined;
+  },
+  settleAttempt: ({ event, self }: SessionArgs, outbox: Outbox): ContextPatch<SessionContext> | undefined => {
+    if (event.type !== 'delivery.settle') return undefined;
+    const index = new TaskIndex(self.getSnapshot().children);
+    const stops = new GroupStops();
+    for (const row of event.committed) {
+      const found = index.find(row.record.id);
+      if (found === undefined) continue;
+      outbox.send(found.task, { type: 'delivery.committed', row, now: event.now });
+      if (row.status === 'inactive') stops.stop(found.group, row.record.id);
+    }
+    sendFailures(index, (task, failed) => outbox.send(task, failed), event.failures, event.now);
+    for (const { group, event: stop } of stops.events()) outbox.send(group, stop);
+    return { inFlight: [] };
+  },
+  /** Routes a retried receipt's commit, its failure, or a retry now to the tasks it names. */
+  forwardToTasks: ({ event, self }: SessionArgs, outbox: Outbox): undefined => {
+    const index = new TaskIndex(self.getSnapshot().children);
+    if (event.type === 'delivery.committed') {
+      const found = index.find(event.row.record.id);
+      if (found !== undefined) outbox.send(found.task, event);
+    } else if (event.type === 'receipts.failed')
+      sendFailures(index, (task, failed) => outbox.send(task, failed), event.failures, event.now);
+    else if (event.type === 'tasks.retry') {
+      const retry = { type: 'delivery.retry', now: event.now } as const;
+      for (const id of event.ids) {
+        const found = index.find(id);
+        if (found !== undefined) outbox.send(found.task, retry);
+      }
+    }
+    return undefined;
+  },
+};
+
+/** The events whose actions spawn task groups or talk to the parent: XState's own algorithm takes them. */
+const DELEGATED = ['tasks.spawn', 'task.updated', 'attempt.failed'] as const;
+
 export const sessionMachine = setup({
   types: {
     context: {} as SessionContext,
@@ -112,12 +232,10 @@ export const sessionMachine = setup({
   actors: {
     taskGroup: taskGroupMachine,
   },
-  guards: {
-    /** Tasks were reported due and their ticks have reached them. */
-    hasDue: ({ context }) => context.due.length > 0 && !context.ticking,
-    nothingInFlight: ({ context }) => context.inFlight.length === 0,
-  },
+  guards: machineGuards<SessionContext, SessionEvent, typeof sessionGuards>(sessionGuards),
   actions: {
+    ...machineUpdates<SessionContext, SessionEvent, typeof sessionUpdates>(sessionUpdates),
+    ...machineEffects<SessionContext, SessionEvent, typeof sessionEffects>(sessionEffects),
     /**
      * A committed row reaches its task actor; a row without one (a new task, or the Session's
      * restored tasks in one event) is spawned in the first groups with room, then in new groups.
@@ -136,59 +254,6 @@ export const sessionMachine = setup({
         else enqueue.sendTo(group, { type: 'tasks.spawn', rows: placed });
       }
     }),
-    removeTasks: enqueueActions(({ enqueue, event, context, self }) => {
-      if (event.type !== 'tasks.remove') return;
-      const index = new TaskIndex(self.getSnapshot().children);
-      const stops = new GroupStops();
-      for (const id of event.ids) {
-        const found = index.find(id);
-        if (found !== undefined) stops.stop(found.group, id);
-      }
-      for (const { group, event: stop } of stops.events()) enqueue.sendTo(group, stop);
-      const removed = new Set(event.ids);
-      enqueue.assign({ due: context.due.filter((id) => !removed.has(id)) });
-    }),
-    markDue: enqueueActions(({ enqueue, event, context, self }) => {
-      if (event.type !== 'tasks.due') return;
-      const index = new TaskIndex(self.getSnapshot().children);
-      const tick = { type: 'clock.tick', now: event.now } as const;
-      for (const id of event.ids) {
-        const found = index.find(id);
-        if (found !== undefined) enqueue.sendTo(found.task, tick);
-      }
-      // Sent after the ticks, so it arrives once the task actors have taken them.
-      enqueue.sendTo(self, { type: 'tasks.ticked' });
-      const due = new Set(context.due);
-      for (const id of event.ids) due.add(id);
-      enqueue.assign({ due: [...due], now: event.now, ticking: true });
-    }),
-    /**
-     * Takes every due task into one attempt and tells each it is delivering. A task qualifies when
-     * its actor is `overdue` — the task machine alone decides whether a task is due; no attempt
-     * starts while ticks are on their way to the tasks (`ticking`).
-     */
-    startAttempt: enqueueActions(({ enqueue, context, self }) => {
-      const index = new TaskIndex(self.getSnapshot().children);
-      const rows: TaskRow[] = [];
-      for (const id of context.due) {
-        const found = index.find(id);
-        const snapshot = found?.task.getSnapshot();
-        // The task machine is flat: its value is the state's name (`matches` would parse it for every task).
-        if (found === undefined || snapshot === undefined || snapshot.value !== 'overdue') continue;
-        rows.push(snapshot.context);
-        enqueue.sendTo(found.task, START);
-      }
-      enqueue.assign({ due: [], inFlight: rows });
-    }),
-    /** Asks the attempt runner to deliver the rows in flight (without a runner the attempt fails at once). */
-    requestAttempt: enqueueActions(({ enqueue, context, self }) => {
-      if (context.attempts === undefined) {
-        enqueue.raise({ type: 'attempt.failed', error: new Error('The Session has no attempt runner.') });
-        return;
-      }
-      const request: AttemptRunEvent = { type: 'attempt.run', sessionId: context.sessionId, rows: context.inFlight, replyTo: self };
-      enqueue.sendTo(context.attempts, request);
-    }),
     /** The attempt ended with an unexpected error: its tasks fail at the resolve stage. */
     failAttempt: enqueueActions(({ enqueue, context, self }) => {
       const index = new TaskIndex(self.getSnapshot().children);
@@ -199,36 +264,6 @@ export const sessionMachine = setup({
       const failed: TasksFailedEvent = { type: 'tasks.failed', causes: [{ ids, stage: 'resolve', message: UNEXPECTED_END }] };
       enqueue.sendParent(failed);
       enqueue.assign({ inFlight: [] });
-    }),
-    settleAttempt: enqueueActions(({ enqueue, event, self }) => {
-      if (event.type !== 'delivery.settle') return;
-      const index = new TaskIndex(self.getSnapshot().children);
-      const stops = new GroupStops();
-      for (const row of event.committed) {
-        const found = index.find(row.record.id);
-        if (found === undefined) continue;
-        enqueue.sendTo(found.task, { type: 'delivery.committed', row, now: event.now });
-        if (row.status === 'inactive') stops.stop(found.group, row.record.id);
-      }
-      sendFailures(index, (task, failed) => enqueue.sendTo(task, failed), event.failures, event.now);
-      for (const { group, event: stop } of stops.events()) enqueue.sendTo(group, stop);
-      enqueue.assign({ inFlight: [] });
-    }),
-    /** Routes a retried receipt's commit, its failure, or a retry now to the tasks it names. */
-    forwardToTasks: enqueueActions(({ enqueue, event, self }) => {
-      const index = new TaskIndex(self.getSnapshot().children);
-      if (event.type === 'delivery.committed') {
-        const found = index.find(event.row.record.id);
-        if (found !== undefined) enqueue.sendTo(found.task, event);
-      } else if (event.type === 'receipts.failed')
-        sendFailures(index, (task, failed) => enqueue.sendTo(task, failed), event.failures, event.now);
-      else if (event.type === 'tasks.retry') {
-        const retry = { type: 'delivery.retry', now: event.now } as const;
-        for (const id of event.ids) {
-          const found = index.find(id);
-          if (found !== undefined) enqueue.sendTo(found.task, retry);
-        }
-      }
     }),
   },
 }).createMachine({
@@ -251,7 +286,7 @@ export const sessionMachine = setup({
     'tasks.retry': { actions: 'forwardToTasks' },
     'tasks.remove': { actions: 'removeTasks' },
     'tasks.due': { actions: 'markDue' },
-    'tasks.ticked': { actions: assign({ ticking: false }) },
+    'tasks.ticked': { actions: 'ticked' },
   },
   states: {
     idle: {
@@ -281,3 +316,15 @@ export const sessionMachine = setup({
 });
 
 export type SessionMachine = typeof sessionMachine;
+
+/**
+ * The logic spawned for every Session: the Session machine run by `flatMachineLogic` — the same
+ * states, transitions, guards and actions, and the same snapshots; the events that spawn task
+ * groups or tell the parent of a failed attempt take XState's own algorithm.
+ */
+export const sessionLogic: SessionMachine = flatMachineLogic(sessionMachine, {
+  guards: sessionGuards,
+  updates: sessionUpdates,
+  effects: sessionEffects,
+  delegated: DELEGATED,
+});

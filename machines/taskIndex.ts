@@ -8,7 +8,7 @@ import { TASK_GROUP_SIZE, type TaskGroupEvent, type TaskGroupMachine } from './t
 import type { TaskMachine } from './taskMachine.ts';
 
 export type TaskRef = ActorRefFrom<TaskMachine>;
-type GroupRef = ActorRefFrom<TaskGroupMachine>;
+export type GroupRef = ActorRefFrom<TaskGroupMachine>;
 
 const GROUP_PREFIX = 'tasks:';
 
@@ -28,9 +28,9 @@ export class TaskIndex {
     this.groups = taskGroups(children);
   }
 
-  find(id: string): { readonly group: string; readonly task: TaskRef } | undefined {
-    for (const [group, ref] of this.groups) {
-      const task = ref.getSnapshot().children[id] as TaskRef | undefined;
+  find(id: string): { readonly group: GroupRef; readonly task: TaskRef } | undefined {
+    for (const [, group] of this.groups) {
+      const task = group.getSnapshot().children[id] as TaskRef | undefined;
       if (task !== undefined) return { group, task };
     }
     return undefined;
@@ -61,16 +61,16 @@ export class TaskIndex {
 
 /** Task actors to stop, gathered per group (only a group stops its children): one event per group. */
 export class GroupStops {
-  readonly stops = new Map<string, string[]>();
+  readonly stops = new Map<GroupRef, string[]>();
 
-  stop(group: string, id: string): void {
+  stop(group: GroupRef, id: string): void {
     const list = this.stops.get(group);
     if (list === undefined) this.stops.set(group, [id]);
     else list.push(id);
   }
 
   /** Each group's stop event. */
-  *events(): Generator<{ readonly group: string; readonly event: TaskGroupEvent }> {
+  *events(): Generator<{ readonly group: GroupRef; readonly event: TaskGroupEvent }> {
     for (const [group, ids] of this.stops) yield { group, event: { type: 'tasks.stop', ids } };
   }
 }

@@ -114,6 +114,23 @@ describe('the actor tree', () => {
     // The Session asked the supervisor's one attempt runner, which answered it: no actor per attempt.
     const asked = r.inspector.events().filter((e) => e.type === 'event' && e.actorId === 'attempts' && e.event === 'attempt.run');
     expect(asked.map((e) => [e.source, e.session])).toEqual([['session:s1', 's1']]);
+    // The Session sends each task its tick and its start, and the events show it as their source.
+    // Every other actor is still alive; the delivered one-shot's actor is gone.
+    const TASK_DELIVERY_EVENTS = ['clock.tick', 'delivery.start', 'delivery.committed'];
+    const others = new Set(
+      r.inspector
+        .actors()
+        .filter((a) => a.kind !== 'task')
+        .map((a) => a.id),
+    );
+    const toTasks = r.inspector
+      .events()
+      .filter((e) => e.type === 'event' && !others.has(e.actorId) && TASK_DELIVERY_EVENTS.includes(e.event ?? ''));
+    expect(toTasks.map((e) => [e.event, e.source])).toEqual([
+      ['clock.tick', 'session:s1'],
+      ['delivery.start', 'session:s1'],
+      ['delivery.committed', 'session:s1'],
+    ]);
     const answered = r.inspector.events().filter((e) => e.type === 'event' && e.actorId === 'session:s1' && e.event === 'attempt.done');
     expect(answered).toHaveLength(1);
     expect(

@@ -5,8 +5,19 @@
 // the task machine takes (state, context, status), and its snapshots are the machine's own. A
 // machine the fast logic could not run exactly is refused when the logic is made.
 import fc from 'fast-check';
-import { and, assign, createActor, fromPromise, initialTransition, setup, transition } from 'xstate';
-import { flatMachineLogic, NotFlatError } from '../../machines/flatLogic.ts';
+import {
+  type AnyActorRef,
+  and,
+  assign,
+  createActor,
+  type EventObject,
+  fromPromise,
+  fromTransition,
+  initialTransition,
+  setup,
+  transition,
+} from 'xstate';
+import { type EffectArgs, flatMachineLogic, machineEffects, NotFlatError, type Outbox } from '../../machines/flatLogic.ts';
 import { type TaskEvent, taskLogic, taskMachine } from '../../machines/taskMachine.ts';
 import { formatInstant } from '../../src/domain/instant.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
@@ -205,6 +216,99 @@ describe('flat machine logic: what a flat machine may hold', () => {
   });
 });
 
+describe('flat machine logic: entry actions, effects and delegated events', () => {
+  // Effects that send to another actor and to the actor itself and update the context, entry
+  // actions (on a state entered by an event and by an eventless transition), and an event whose
+  // inline action only XState's own algorithm runs (delegated).
+  type Ctx = { readonly n: number; readonly log: string; readonly sink: AnyActorRef };
+  type Ev = { type: 'ping' } | { type: 'go' } | { type: 'poke' } | { type: 'grow' } | { type: 'end' };
+  const guards = {
+    big: (c: Ctx) => c.n >= 10,
+    oddSmall: (c: Ctx) => c.n % 2 === 1 && c.n < 10,
+  };
+  const updates = { note: (c: Ctx, e: Ev) => ({ log: `${c.log}${e.type[0]}` }) };
+  const effects = {
+    echo: ({ context, event }: EffectArgs<Ctx, Ev>, outbox: Outbox) => {
+      outbox.send(context.sink, { type: 'echo', n: context.n, on: event.type });
+      return { n: context.n + 1 };
+    },
+    report: ({ context, self }: EffectArgs<Ctx, Ev>, outbox: Outbox) => {
+      // The actor's snapshot is the one before the step, as in XState.
+      outbox.send(context.sink, { type: 'report', n: context.n, was: String(self.getSnapshot().value) });
+      return undefined;
+    },
+    poke: ({ self }: EffectArgs<Ctx, Ev>, outbox: Outbox) => {
+      outbox.send(self, { type: 'poke' });
+      return undefined;
+    },
+  };
+  const toy = setup({
+    types: { context: {} as Ctx, events: {} as Ev, input: {} as { sink: AnyActorRef } },
+    guards: { big: ({ context }) => guards.big(context), oddSmall: ({ context }) => guards.oddSmall(context) },
+    actions: {
+      note: assign(({ context, event }) => updates.note(context, event)),
+      ...machineEffects<Ctx, Ev, typeof effects>(effects),
+    },
+  }).createMachine({
+    context: ({ input }) => ({ n: 0, log: '', sink: input.sink }),
+    initial: 'a',
+    on: { grow: { actions: assign(({ context }) => ({ n: context.n + 3 })) } },
+    states: {
+      a: { always: { guard: 'big', target: 'c' }, on: { ping: { actions: 'echo' }, go: { target: 'b', actions: 'note' } } },
+      b: { entry: ['note', 'report', 'poke'], on: { poke: 'a', ping: { target: 'c', actions: 'echo' } } },
+      c: { entry: 'report', always: { guard: 'oddSmall', target: 'a' }, on: { go: 'b', end: 'done', ping: { actions: ['echo', 'note'] } } },
+      done: { type: 'final' },
+    },
+  });
+  const fast = flatMachineLogic(toy, { guards, updates, effects, delegated: ['grow'] });
+  const events: fc.Arbitrary<Ev> = fc.constantFrom<Ev>(
+    { type: 'ping' },
+    { type: 'go' },
+    { type: 'poke' },
+    { type: 'grow' },
+    { type: 'end' },
+  );
+  const sinkLogic = fromTransition((log: readonly EventObject[], event: EventObject) => [...log, event], [] as readonly EventObject[]);
+  const run = (logic: typeof toy, events: readonly Ev[]) => {
+    const sink = createActor(sinkLogic).start();
+    const actor = createActor(logic, { input: { sink } }).start();
+    const steps = [];
+    for (const event of events) {
+      actor.send(event);
+      const { value, context, status } = actor.getSnapshot();
+      steps.push({ value, n: context.n, log: context.log, status, received: sink.getSnapshot().context.length });
+    }
+    return { steps, received: sink.getSnapshot().context };
+  };
+
+  it('sends the same events, in the same order, and takes the same steps as XState on random runs', () => {
+    fc.assert(
+      fc.property(fc.array(events, { maxLength: 25 }), (events) => {
+        expect(run(fast, events)).toEqual(run(toy, events));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a run that goes through every kind of action sends what the machine says', () => {
+    const { received, steps } = run(fast, [
+      { type: 'ping' },
+      { type: 'go' },
+      { type: 'grow' },
+      { type: 'grow' },
+      { type: 'grow' },
+      { type: 'ping' },
+    ]);
+    expect(received).toEqual([
+      { type: 'echo', n: 0, on: 'ping' },
+      { type: 'report', n: 1, was: 'a' },
+      { type: 'report', n: 10, was: 'a' },
+      { type: 'echo', n: 10, on: 'ping' },
+    ]);
+    expect(steps.at(-1)).toMatchObject({ value: 'c', n: 11, log: 'ggp' });
+  });
+});
+
 describe('flat machine logic: machines it refuses', () => {
   type E = { type: 'go' };
   const base = setup({
@@ -220,7 +324,22 @@ describe('flat machine logic: machines it refuses', () => {
       base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { initial: 'b', states: { b: {} } } } }),
       /child states|compound/,
     ],
-    ['entry actions', base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { entry: 'bump' } } }), /entry or exit/],
+    ['exit actions', base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { exit: 'bump' } } }), /exit actions/],
+    [
+      'a transition that may re-enter a state with entry actions',
+      base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { entry: 'bump', on: { go: 'a' } } } }),
+      /re-enter 'a'/,
+    ],
+    [
+      'a root transition to a state with entry actions',
+      base.createMachine({ context: { n: 0 }, initial: 'a', on: { go: '.b' }, states: { a: {}, b: { entry: 'bump' } } }),
+      /re-enter 'b'/,
+    ],
+    [
+      'an inline action outside the delegated events',
+      base.createMachine({ context: { n: 0 }, initial: 'a', on: { go: { actions: assign({ n: 1 }) } }, states: { a: {} } }),
+      /not named/,
+    ],
     ['an invoked actor', base.createMachine({ context: { n: 0 }, initial: 'a', states: { a: { invoke: { src: 'work' } } } }), /invokes/],
     [
       'a delayed transition',

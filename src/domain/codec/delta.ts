@@ -113,23 +113,27 @@ export function encodeDeliveryDelta(delta: DeliveryDelta): Record<string, unknow
 /** Decodes one stored delta at `field` (e.g. `deliveries[0]`) strictly; its receipts are checked but not yet resolved. */
 export function decodeDeliveryDelta(value: unknown, where: Where, field: string): DeliveryDelta {
   const raw = readObject(value, where, field, REQUIRED, OPTIONAL);
-  const at = (key: string) => prefixed(field, key);
-  if (!isValidId(raw.id)) corrupt(where, at('id'), `must be a task id, found ${describe(raw.id)}`);
+  if (!isValidId(raw.id)) corrupt(where, prefixed(field, 'id'), `must be a task id, found ${describe(raw.id)}`);
   if (Object.hasOwn(raw, 'after') && !isBoundedString(raw.after, MAX_MESSAGE_ID_LENGTH)) {
-    corrupt(where, at('after'), `must be a message id when present, found ${describe(raw.after)}`);
+    corrupt(where, prefixed(field, 'after'), `must be a message id when present, found ${describe(raw.after)}`);
   }
   if (!isSafeIntegerAtLeast(raw.pruned, 0))
-    corrupt(where, at('pruned'), `must be a safe integer of at least 0, found ${describe(raw.pruned)}`);
+    corrupt(where, prefixed(field, 'pruned'), `must be a safe integer of at least 0, found ${describe(raw.pruned)}`);
   if (!Array.isArray(raw.receipts) || raw.receipts.length === 0) {
-    corrupt(where, at('receipts'), `must be a non-empty array of receipts, found ${describe(raw.receipts)}`);
+    corrupt(where, prefixed(field, 'receipts'), `must be a non-empty array of receipts, found ${describe(raw.receipts)}`);
   }
-  for (const [index, receipt] of (raw.receipts as unknown[]).entries()) readStoredReceipt(receipt, where, `${at('receipts')}[${index}]`);
-  if (Object.hasOwn(raw, 'scheduledAt')) readInstant(raw.scheduledAt, where, at('scheduledAt'));
+  for (const [index, receipt] of (raw.receipts as unknown[]).entries())
+    readStoredReceipt(receipt, where, `${prefixed(field, 'receipts')}[${index}]`);
+  if (Object.hasOwn(raw, 'scheduledAt')) readInstant(raw.scheduledAt, where, prefixed(field, 'scheduledAt'));
   if (Object.hasOwn(raw, 'status') && raw.status !== 'active' && raw.status !== 'inactive') {
-    corrupt(where, at('status'), `must be "active" or "inactive" when present, found ${describe(raw.status)}`);
+    corrupt(where, prefixed(field, 'status'), `must be "active" or "inactive" when present, found ${describe(raw.status)}`);
   }
   if (Object.hasOwn(raw, 'earlierRecordsPruned') && typeof raw.earlierRecordsPruned !== 'boolean') {
-    corrupt(where, at('earlierRecordsPruned'), `must be true or false when present, found ${describe(raw.earlierRecordsPruned)}`);
+    corrupt(
+      where,
+      prefixed(field, 'earlierRecordsPruned'),
+      `must be true or false when present, found ${describe(raw.earlierRecordsPruned)}`,
+    );
   }
   return raw as unknown as DeliveryDelta;
 }
