@@ -149,14 +149,20 @@ export interface TasksFailedEvent {
   readonly causes: readonly FailureCause[];
 }
 
+/** One Session's flushed attempt, for the supervisor's mailbox to commit. */
+export interface FlushedAttempt {
+  readonly sessionId: string;
+  readonly outcome: DeliveryOutcome;
+}
+
 /**
- * A flushed attempt's outcome for the supervisor's mailbox to commit: from the attempt runner once
- * a Session's attempt is flushed, or from the timer for receipts whose write is retried.
+ * Flushed attempts' outcomes for the supervisor's mailbox to commit, one mailbox command each, in
+ * order: from the attempt runner once Sessions' attempts are flushed (those flushed together
+ * arrive in one event), or from the timer for receipts whose write is retried.
  */
 export interface DeliveryFlushedEvent {
   readonly type: 'delivery.flushed';
-  readonly sessionId: string;
-  readonly outcome: DeliveryOutcome;
+  readonly flushed: readonly FlushedAttempt[];
 }
 
 /** A change committed to the domain, as the `schedule/changed` notification reports it. */

@@ -16,6 +16,7 @@ export type {
   DeliveryRequest,
   DomainChange,
   DueTasks,
+  FlushedAttempt,
   MailboxCommand,
   Operation,
   RemoteMethod,

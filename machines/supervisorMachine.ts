@@ -231,11 +231,11 @@ export const supervisorMachine = setup({
         return { queue: mailboxPush(context.queue, command) };
       }
       if (event.type === 'delivery.flushed') {
-        const command: MailboxCommand = {
-          requestId: null,
-          operation: { kind: 'delivery.commit', sessionId: event.sessionId, outcome: event.outcome },
-        };
-        return { queue: mailboxPush(context.queue, command) };
+        let queue = context.queue;
+        for (const { sessionId, outcome } of event.flushed) {
+          queue = mailboxPush(queue, { requestId: null, operation: { kind: 'delivery.commit', sessionId, outcome } });
+        }
+        return { queue };
       }
       return {};
     }),

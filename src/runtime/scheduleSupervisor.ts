@@ -7,7 +7,7 @@
 // attempts, the close) receive as input.
 import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
 import { anyAttemptInFlight, isAttempting, taskActorOf } from '../../machines/actorLookup.ts';
-import type { ActorEffect, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';
+import type { ActorEffect, FlushedAttempt, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';
 import type { AttemptReply, AttemptRunEvent } from '../../machines/sessionMachine.ts';
 import {
   type OpenedDomain,
@@ -88,7 +88,7 @@ export class ScheduleRuntime implements SupervisorRuntime {
       },
       onDue: (now, due) => this.sink?.({ type: 'clock.tick', now, due }),
       // A pending receipt's write is retried like a flushed attempt's commit.
-      onCommitDue: (sessionId, outcome) => this.sink?.({ type: 'delivery.flushed', sessionId, outcome }),
+      onCommitDue: (flushed) => this.sink?.({ type: 'delivery.flushed', flushed }),
       rowOf: (id) => table.get(id),
       onActivate: (rows) => this.sink?.({ type: 'tasks.activate', rows }),
     });
@@ -270,6 +270,14 @@ const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, rece
   const runtime = runtimeOf(input.runtime);
   const { sessions, clock, logger } = runtime.ports;
   const deps = { sessions, clock, logger, restores: runtime.restores, pendingCommits: runtime.scheduler.pendingCommits };
+  // Attempts flushed in the same turn of the microtask queue (a burst of Sessions whose flushes
+  // settle together) reach the supervisor in one event; one flushed alone, in its own.
+  let flushed: FlushedAttempt[] = [];
+  const handOver = (): void => {
+    const batch = flushed;
+    flushed = [];
+    sendBack({ type: 'delivery.flushed', flushed: batch });
+  };
   receive((event) => {
     const { replyTo } = event;
     // A Session retired while its attempt ran is not answered (its actor is stopped).
@@ -280,7 +288,8 @@ const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, rece
     deliverBatch(deps, { sessionId: event.sessionId, rows: event.rows }).then(
       (outcome) => {
         answer({ type: 'attempt.done' });
-        sendBack({ type: 'delivery.flushed', sessionId: event.sessionId, outcome });
+        if (flushed.length === 0) queueMicrotask(handOver);
+        flushed.push({ sessionId: event.sessionId, outcome });
       },
       (error: unknown) => answer({ type: 'attempt.failed', error }),
     );

@@ -26,7 +26,7 @@
 // passivated task within the horizon activates it at once; a live task stays live whatever its
 // row becomes, until it is deleted or ends.
 
-import type { DeliveryOutcome, DueTasks, FailureCause } from '../../machines/events.ts';
+import type { DueTasks, FailureCause, FlushedAttempt } from '../../machines/events.ts';
 import { nextRetryMs, type TaskContext } from '../../machines/taskMachine.ts';
 import { dueAtMs } from '../domain/due.ts';
 import type { TaskRow } from '../domain/types.ts';
@@ -56,7 +56,7 @@ export interface SchedulerOptions {
   /** Receives the due tasks of one wake, grouped by Session. */
   readonly onDue: (now: number, due: DueTasks[]) => void;
   /** Receives pending receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
-  readonly onCommitDue: (sessionId: string, outcome: DeliveryOutcome) => void;
+  readonly onCommitDue: (flushed: readonly FlushedAttempt[]) => void;
   /** The committed row of a task (undefined once it is gone). */
   readonly rowOf: (id: string) => TaskRow | undefined;
   /** Receives the rows of passivated tasks whose activation time has come, to spawn their actors. */
@@ -401,7 +401,8 @@ export class Scheduler {
       this.queue.delete(id);
       this.parked.delete(id);
     }
-    for (const { sessionId, outcome } of this.pendingCommits.take(ids, now)) this.options.onCommitDue(sessionId, outcome);
+    const flushed = this.pendingCommits.take(ids, now);
+    if (flushed.length > 0) this.options.onCommitDue(flushed);
   }
 
   private group(ids: readonly string[]): DueTasks[] {

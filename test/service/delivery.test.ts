@@ -1,7 +1,10 @@
 // Delivery (docs/delivery.md): batching per Session, idempotency keys, edits and deletes that land while
 // a delivery is in flight, and the limit on concurrent Session restores.
+import type { DeliveryFlushedEvent } from '../../machines/events.ts';
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import type { FollowupMessage, ScheduleAgent, ScheduleStorage, SessionController } from '../../src/ports.ts';
+import { createScheduleService } from '../../src/service.ts';
+import { createManualClock } from '../../src/testing.ts';
 import { closeAll, create, HOUR, harness, MINUTE, tick } from '../support/harness.ts';
 
 afterEach(closeAll);
@@ -93,6 +96,45 @@ describe('batching', () => {
       [a.id, '2030-01-03T09:31:00.000Z'],
       [b.id, '2030-01-04T09:00:00.000Z'],
     ]);
+  });
+});
+
+describe('flushed attempts on their way to the commit', () => {
+  it('attempts flushed together reach the supervisor in one event; one flushed on its own comes alone', async () => {
+    const gated = gatedSessions();
+    const clock = createManualClock(T0);
+    const handed: string[][] = [];
+    const svc = await createScheduleService({
+      sessions: gated.controller,
+      storage: new MemoryStorage(),
+      clock,
+      inspect: (e) => {
+        const event = (e as { event?: { type?: string } }).event;
+        if (e.type === '@xstate.event' && event?.type === 'delivery.flushed')
+          handed.push((event as DeliveryFlushedEvent).flushed.map((f) => f.sessionId).sort());
+      },
+    });
+    try {
+      for (const s of ['s1', 's2', 's3'])
+        expect(await svc.callTool(s, 'schedule_create', { prompt: s, title: s, after_seconds: 600 })).not.toHaveProperty('code');
+      await clock.advance(10 * MINUTE);
+      await flushMicrotasks();
+      expect(gated.waiting).toBe(3);
+      gated.releaseOne();
+      await flushMicrotasks();
+      gated.releaseAll();
+      await svc.whenIdle();
+      expect(handed).toEqual([['s1'], ['s2', 's3']]);
+      // Every one of them was committed: the one-shots have ended with their receipt.
+      const catalog = await svc.remote.catalog();
+      expect(catalog.map((e) => [e.sessionId, e.status, e.lastDelivery?.scheduledAt])).toEqual([
+        ['s1', 'inactive', '2030-01-01T08:10:00.000Z'],
+        ['s2', 'inactive', '2030-01-01T08:10:00.000Z'],
+        ['s3', 'inactive', '2030-01-01T08:10:00.000Z'],
+      ]);
+    } finally {
+      await svc.close();
+    }
   });
 });
 
