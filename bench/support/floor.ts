@@ -9,7 +9,7 @@ import { flatMachineLogic, machineUpdates } from '../../machines/flatLogic.ts';
 export interface FloorFigures {
   /** One event through one transition (with one assign) of a tiny machine, in µs. */
   readonly perEventUs: number;
-  /** The same event through the same machine run by `flatMachineLogic` (as task actors run), in µs. */
+  /** The same event through the same machine run by `flatMachineLogic` (as task and Session actors run), in µs. */
   readonly flatEventUs: number;
   /** What routing one event through a parent that forwards it with `enqueue.sendTo` adds, in µs. */
   readonly perHopUs: number;
@@ -21,7 +21,10 @@ export interface FloorFigures {
   readonly promiseActorUs: number;
   /** The delivery burst's events (`burstEvents()`) at `perEventUs` each, in ms. */
   readonly burstFloorMs: number;
-  /** The same events with the task events at `flatEventUs` (the Session events at `perEventUs`), in ms. */
+  /**
+   * The same events at `flatEventUs` (task and Session actors run the flat logic), plus one event
+   * per Session at `perEventUs` for its route through a Session group and the supervisor, in ms.
+   */
   readonly flatBurstFloorMs: number;
 }
 
@@ -227,8 +230,7 @@ export async function measureFloor(options: FloorOptions = {}): Promise<Floor> {
     promiseActorUs: promiseActors[pick].us,
     burstFloorMs: (burstEvents(burst) * perEvent[pick].one) / 1000,
     flatEventUs: perEvent[pick].flat,
-    flatBurstFloorMs:
-      (burst.eventsPerTask * burst.tasks * perEvent[pick].flat + burst.eventsPerSession * burst.sessions * perEvent[pick].one) / 1000,
+    flatBurstFloorMs: (burstEvents(burst) * perEvent[pick].flat + burst.sessions * perEvent[pick].one) / 1000,
   });
   return { ...floorOf('median'), least: floorOf('least') };
 }
@@ -247,12 +249,12 @@ export function floorTable(floor: Floor, burst: Burst = DELIVERY_BURST): string 
     '| measure | median | least |',
     '|---|---:|---:|',
     `| one event, one transition, one actor | ${us(floor.perEventUs)} | ${us(f.perEventUs)} |`,
-    `| the same event through the machine's flat logic (as task actors run) | ${us(floor.flatEventUs)} | ${us(f.flatEventUs)} |`,
+    `| the same event through the machine's flat logic (as task and Session actors run) | ${us(floor.flatEventUs)} | ${us(f.flatEventUs)} |`,
     `| one hop: parent forwards with enqueue.sendTo to a child | ${us(floor.perHopUs)} | ${us(f.perHopUs)} |`,
     `| spawn one actor (as one of ${SPAWN_GROUP} children) | ${us(floor.spawnUs)} | ${us(f.spawnUs)} |`,
     `| heap per spawned actor | ${bytes(floor.spawnBytes)} | ${bytes(f.spawnBytes)} |`,
     `| promise actor invoked and resolved, per attempt | ${us(floor.promiseActorUs)} | ${us(f.promiseActorUs)} |`,
     `| delivery burst floor (${eventsText} × one event) | ${ms(floor.burstFloorMs)} | ${ms(f.burstFloorMs)} |`,
-    `| the same with the task events at the flat logic's cost | ${ms(floor.flatBurstFloorMs)} | ${ms(f.flatBurstFloorMs)} |`,
+    `| the same events at the flat logic's cost, plus one machine event per Session for its route | ${ms(floor.flatBurstFloorMs)} | ${ms(f.flatBurstFloorMs)} |`,
   ].join('\n');
 }
