@@ -56,6 +56,7 @@ export {
   type SessionEvent,
   type SessionInput,
   type SessionMachine,
+  sessionLogic,
   sessionMachine,
 } from './sessionMachine.ts';
 export {
@@ -74,4 +75,4 @@ export {
   type TaskGroupMachine,
   taskGroupMachine,
 } from './taskGroupMachine.ts';
-export { type TaskEvent, type TaskInput, type TaskMachine, taskMachine } from './taskMachine.ts';
+export { type TaskEvent, type TaskInput, type TaskMachine, taskLogic, taskMachine } from './taskMachine.ts';
