@@ -315,13 +315,33 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
     };
   };
 
-  /** The outbox of one step: each send is deferred until the actor has taken the step's snapshot. */
+  /**
+   * The outbox of one effect: its sends are delivered in order by one deferred call, once the actor
+   * has taken the step's snapshot (each effect's after the previous effect's, as XState runs them).
+   */
   const outboxOf = (scope: StepScope): Outbox => {
     // The actor system's relay records the sender in the `@xstate.event` inspection event, as XState's
     // own `sendTo` does; a system without it (none is known) gets the plain send.
     const relay = (scope.system as { _relay?: (source: AnyActorRef, target: AnyActorRef, event: EventObject) => void } | undefined)?._relay;
+    /** Targets and events, alternating. */
+    let sends: Array<AnyActorRef | EventObject> | undefined;
+    const deliver = (list: Array<AnyActorRef | EventObject>): void => {
+      for (let i = 0; i < list.length; i += 2) {
+        const target = list[i] as AnyActorRef;
+        const event = list[i + 1] as EventObject;
+        if (relay === undefined) target.send(event);
+        else relay(scope.self, target, event);
+      }
+    };
     return {
-      send: (target, event) => scope.defer(relay === undefined ? () => target.send(event) : () => relay(scope.self, target, event)),
+      send: (target, event) => {
+        if (sends === undefined) {
+          const list: Array<AnyActorRef | EventObject> = [];
+          sends = list;
+          scope.defer(() => deliver(list));
+        }
+        sends.push(target, event);
+      },
     };
   };
 
