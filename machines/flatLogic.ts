@@ -165,6 +165,41 @@ interface FlatSnapshot<TContext> {
   readonly toJSON: unknown;
 }
 
+/** What sends an event with its source recorded: the actor system's relay (an XState internal). */
+type Relay = (source: AnyActorRef, target: AnyActorRef, event: EventObject) => void;
+
+/**
+ * The outbox of one effect: its sends are delivered in order by one deferred call, once the actor
+ * has taken the step's snapshot (each effect's after the previous effect's, as XState runs them).
+ * The actor system's relay records the sender in the `@xstate.event` inspection event, as XState's
+ * own `sendTo` does; a system without it (none is known) gets the plain send.
+ */
+class StepOutbox implements Outbox {
+  /** Targets and events, alternating; undefined until the first send. */
+  private sends: Array<AnyActorRef | EventObject> | undefined;
+
+  constructor(private readonly scope: StepScope) {}
+
+  send<E extends EventObject>(target: AnyActorRef, event: E): void {
+    if (this.sends === undefined) {
+      this.sends = [];
+      this.scope.defer(() => this.deliver());
+    }
+    this.sends.push(target, event);
+  }
+
+  private deliver(): void {
+    const sends = this.sends ?? [];
+    const relay = (this.scope.system as { _relay?: Relay } | undefined)?._relay;
+    for (let i = 0; i < sends.length; i += 2) {
+      const target = sends[i] as AnyActorRef;
+      const event = sends[i + 1] as EventObject;
+      if (relay === undefined) target.send(event);
+      else relay(this.scope.self, target, event);
+    }
+  }
+}
+
 /** Why `flatMachineLogic` cannot run a machine exactly. */
 export class NotFlatError extends Error {
   constructor(machineId: string, reason: string) {
@@ -315,36 +350,6 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
     };
   };
 
-  /**
-   * The outbox of one effect: its sends are delivered in order by one deferred call, once the actor
-   * has taken the step's snapshot (each effect's after the previous effect's, as XState runs them).
-   */
-  const outboxOf = (scope: StepScope): Outbox => {
-    // The actor system's relay records the sender in the `@xstate.event` inspection event, as XState's
-    // own `sendTo` does; a system without it (none is known) gets the plain send.
-    const relay = (scope.system as { _relay?: (source: AnyActorRef, target: AnyActorRef, event: EventObject) => void } | undefined)?._relay;
-    /** Targets and events, alternating. */
-    let sends: Array<AnyActorRef | EventObject> | undefined;
-    const deliver = (list: Array<AnyActorRef | EventObject>): void => {
-      for (let i = 0; i < list.length; i += 2) {
-        const target = list[i] as AnyActorRef;
-        const event = list[i + 1] as EventObject;
-        if (relay === undefined) target.send(event);
-        else relay(scope.self, target, event);
-      }
-    };
-    return {
-      send: (target, event) => {
-        if (sends === undefined) {
-          const list: Array<AnyActorRef | EventObject> = [];
-          sends = list;
-          scope.defer(() => deliver(list));
-        }
-        sends.push(target, event);
-      },
-    };
-  };
-
   /** Runs named actions in order over the context; effects send through the step's outbox. */
   const run = (actions: readonly FlatAction<TContext, TEvent>[], context: TContext, event: TEvent, scope: StepScope): TContext => {
     let next = context;
@@ -352,7 +357,7 @@ export function flatMachineLogic<TMachine extends AnyStateMachine>(
       const patch =
         action.update !== undefined
           ? action.update(next, event)
-          : action.effect({ context: next, event, self: scope.self }, outboxOf(scope));
+          : action.effect({ context: next, event, self: scope.self }, new StepOutbox(scope));
       if (patch !== undefined) next = Object.assign({}, next, patch);
     }
     return next;
