@@ -21,8 +21,7 @@ import {
   type Outbox,
 } from './flatLogic.ts';
 import { taskGroupMachine } from './taskGroupMachine.ts';
-import { GroupStops, TaskIndex, type TaskRef } from './taskIndex.ts';
-import type { TaskEvent } from './taskMachine.ts';
+import { GroupStops, TaskIndex } from './taskIndex.ts';
 
 export type SessionEvent =
   /** Spawns task actors for active rows (all restored rows of a Session arrive in one event). */
@@ -92,9 +91,6 @@ export interface SessionContext {
   readonly ticking: boolean;
 }
 
-/** Sends one event straight to a task's actor (the Session's actions enqueue it). */
-type TaskSend = (task: TaskRef, event: TaskEvent) => void;
-
 /** Why an attempt that ended with an unexpected error failed its tasks. */
 const UNEXPECTED_END = 'The delivery attempt ended with an unexpected error.';
 
@@ -108,12 +104,12 @@ const TICKED = { type: 'tasks.ticked' } as const;
 type SessionArgs = EffectArgs<SessionContext, SessionEvent>;
 
 /** Sends each task of `failures` its `delivery.failed`. */
-function sendFailures(index: TaskIndex, send: TaskSend, failures: readonly TaskFailures[], now: number): void {
+function sendFailures(index: TaskIndex, outbox: Outbox, failures: readonly TaskFailures[], now: number): void {
   for (const { ids, failure } of failures) {
     const failed = { type: 'delivery.failed', now, failure } as const;
     for (const id of ids) {
       const found = index.find(id);
-      if (found !== undefined) send(found.task, failed);
+      if (found !== undefined) outbox.send(found.task, failed);
     }
   }
 }
@@ -197,7 +193,7 @@ const sessionEffects = {
       outbox.send(found.task, { type: 'delivery.committed', row, now: event.now });
       if (row.status === 'inactive') stops.stop(found.group, row.record.id);
     }
-    sendFailures(index, (task, failed) => outbox.send(task, failed), event.failures, event.now);
+    sendFailures(index, outbox, event.failures, event.now);
     for (const { group, event: stop } of stops.events()) outbox.send(group, stop);
     return { inFlight: [] };
   },
@@ -207,8 +203,7 @@ const sessionEffects = {
     if (event.type === 'delivery.committed') {
       const found = index.find(event.row.record.id);
       if (found !== undefined) outbox.send(found.task, event);
-    } else if (event.type === 'receipts.failed')
-      sendFailures(index, (task, failed) => outbox.send(task, failed), event.failures, event.now);
+    } else if (event.type === 'receipts.failed') sendFailures(index, outbox, event.failures, event.now);
     else if (event.type === 'tasks.retry') {
       const retry = { type: 'delivery.retry', now: event.now } as const;
       for (const id of event.ids) {
@@ -259,7 +254,7 @@ export const sessionMachine = setup({
       const index = new TaskIndex(self.getSnapshot().children);
       const ids = context.inFlight.map((row) => row.record.id);
       const failure = { stage: 'resolve', message: UNEXPECTED_END, retry: context.runtime?.retry ?? DEFAULT_RETRY } as const;
-      sendFailures(index, (task, failed) => enqueue.sendTo(task, failed), [{ ids, failure }], context.now);
+      sendFailures(index, { send: (task, failed) => enqueue.sendTo(task, failed) }, [{ ids, failure }], context.now);
       // After the tasks took the failure, so the timer re-queues them at their retry.
       const failed: TasksFailedEvent = { type: 'tasks.failed', causes: [{ ids, stage: 'resolve', message: UNEXPECTED_END }] };
       enqueue.sendParent(failed);
