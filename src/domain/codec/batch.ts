@@ -66,10 +66,9 @@ export function decodeBatch(value: unknown, source: string): DomainBatch {
 /** The first task id a batch names twice (in puts, deletes and deliveries together), if any. */
 export function repeatedId(batch: Pick<DomainBatch, 'puts' | 'deletes' | 'deliveries'>): string | undefined {
   const seen = new Set<string>();
-  const ids = [...batch.puts.map((row) => row.record.id), ...batch.deletes, ...(batch.deliveries ?? []).map((d) => d.id)];
-  for (const id of ids) {
-    if (seen.has(id)) return id;
-    seen.add(id);
-  }
+  const twice = (id: string): boolean => seen.size === seen.add(id).size;
+  for (const row of batch.puts) if (twice(row.record.id)) return row.record.id;
+  for (const id of batch.deletes) if (twice(id)) return id;
+  for (const delta of batch.deliveries ?? []) if (twice(delta.id)) return delta.id;
   return undefined;
 }
