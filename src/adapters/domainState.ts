@@ -43,19 +43,17 @@ function sealedWith(value: object | undefined, members: ReadonlySet<string>): bo
   return true;
 }
 
-/** True when `record` is `base`, or a frozen record with `base`'s members and values but (maybe) its target. */
+/**
+ * True when `record` is `base`, or frozen with no member of its own: every member but the target
+ * is `base`'s very value. (The delta's check has already found all of `base`'s members in it.)
+ */
 function keepsRecord(base: ScheduleRecord, record: ScheduleRecord): boolean {
   if (record === base) return true;
   if (!Object.isFrozen(record)) return false;
   const a = record as unknown as Readonly<Record<string, unknown>>;
   const b = base as unknown as Readonly<Record<string, unknown>>;
-  let members = 0;
-  for (const key in a) {
-    members++;
-    if (key !== 'scheduledAt' && a[key] !== b[key]) return false;
-  }
-  for (const _ in b) members--;
-  return members === 0;
+  for (const key in a) if (key !== 'scheduledAt' && (a[key] !== b[key] || !Object.hasOwn(b, key))) return false;
+  return true;
 }
 
 /**

@@ -49,16 +49,11 @@ const isStoredCron = remembered(isCanonicalCron);
 
 const isTaskKind = (value: unknown): value is TaskKind => typeof value === 'string' && Object.hasOwn(KIND_FIELDS, value);
 
-/** The instant text accepted last: a batch of deliveries repeats its instants, and comparing is cheaper than checking. */
-let lastInstant = '1970-01-01T00:00:00.000Z';
-
 /** Reads a stored canonical UTC instant or fails naming the field. */
 export function readInstant(value: unknown, where: Where, field: string): string {
-  if (value === lastInstant) return lastInstant;
   if (typeof value !== 'string' || !isCanonicalInstantText(value)) {
     corrupt(where, field, `must be a canonical UTC instant "YYYY-MM-DDTHH:mm:ss.sssZ" in years 0001-9999, found ${describe(value)}`);
   }
-  lastInstant = value;
   return value;
 }
 
