@@ -46,6 +46,8 @@ export {
   type SessionGroupEvent,
   type SessionGroupMachine,
   type SessionRoute,
+  type SessionSend,
+  sessionGroupLogic,
   sessionGroupMachine,
 } from './sessionGroupMachine.ts';
 export {

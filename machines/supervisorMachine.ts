@@ -30,7 +30,13 @@ import type {
 } from './events.ts';
 import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
-import { type SessionGroupContext, type SessionRoute, sessionGroupMachine } from './sessionGroupMachine.ts';
+import {
+  type SessionGroupContext,
+  type SessionGroupEvent,
+  type SessionRoute,
+  type SessionSend,
+  sessionGroupLogic,
+} from './sessionGroupMachine.ts';
 import type { AttemptRunEvent, AttemptRunnerRef, SessionEvent } from './sessionMachine.ts';
 
 export type SupervisorEvent =
@@ -149,7 +155,17 @@ const groupBySession = (rows: readonly TaskRow[]): Map<string, TaskRow[]> => {
 interface GroupSend {
   readonly id: string;
   readonly spawn: boolean;
-  readonly event: { readonly type: 'sessions.route'; readonly routes: readonly SessionRoute[] };
+  readonly event: Extract<SessionGroupEvent, { readonly type: 'sessions.route' | 'sessions.send' }>;
+}
+
+/** The routes as plain sends, when none of them may spawn or retire a Session. */
+function plainSends(routes: readonly SessionRoute[]): SessionSend[] | undefined {
+  const sends: SessionSend[] = [];
+  for (const route of routes) {
+    if (route.type !== 'send' || route.spawn) return undefined;
+    sends.push(route);
+  }
+  return sends;
 }
 
 /** Session routes gathered per Session group, in the order they were added. */
@@ -165,14 +181,21 @@ class GroupRoutes {
 
   /**
    * One send per group with routes. A missing group is spawned when one of its routes may spawn
-   * a Session; otherwise none of its Sessions has an actor and the routes are dropped.
+   * a Session; otherwise none of its Sessions has an actor and the routes are dropped. Routes to
+   * a group that exists which neither spawn nor retire travel as `sessions.send`, the group's flat
+   * step.
    */
   sends(children: Readonly<Record<string, unknown>>): GroupSend[] {
     const out: GroupSend[] = [];
     for (const [id, routes] of this.byGroup) {
       const exists = children[id] !== undefined;
       if (!exists && !routes.some((route) => route.type === 'send' && route.spawn)) continue;
-      out.push({ id, spawn: !exists, event: { type: 'sessions.route', routes } });
+      const sends = exists ? plainSends(routes) : undefined;
+      out.push({
+        id,
+        spawn: !exists,
+        event: sends === undefined ? { type: 'sessions.route', routes } : { type: 'sessions.send', sends },
+      });
     }
     return out;
   }
@@ -192,7 +215,7 @@ export const supervisorMachine = setup({
     emitted: {} as SupervisorEmitted,
   },
   actors: {
-    sessionGroup: sessionGroupMachine,
+    sessionGroup: sessionGroupLogic,
     /** Opens and decodes the stored domain with the input's ports; provided by `scheduleSupervisor`. */
     openDomain: fromPromise<OpenedDomain, SupervisorInput>(async () => {
       throw new Error('openDomain is provided by scheduleSupervisor');

@@ -1,10 +1,11 @@
 // Delivery (docs/delivery.md): batching per Session, idempotency keys, edits and deletes that land while
 // a delivery is in flight, and the limit on concurrent Session restores.
 import type { DeliveryFlushedEvent } from '../../machines/events.ts';
+import type { SessionGroupEvent } from '../../machines/sessionGroupMachine.ts';
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import type { FollowupMessage, ScheduleAgent, ScheduleStorage, SessionController } from '../../src/ports.ts';
 import { createScheduleService } from '../../src/service.ts';
-import { createManualClock } from '../../src/testing.ts';
+import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { closeAll, create, HOUR, harness, MINUTE, tick } from '../support/harness.ts';
 
 afterEach(closeAll);
@@ -132,6 +133,35 @@ describe('flushed attempts on their way to the commit', () => {
         ['s2', 'inactive', '2030-01-01T08:10:00.000Z'],
         ['s3', 'inactive', '2030-01-01T08:10:00.000Z'],
       ]);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
+describe('routes to the Session groups', () => {
+  it('events for live Sessions travel as sessions.send; those that spawn or retire a Session as sessions.route', async () => {
+    const clock = createManualClock(T0);
+    const seen: string[] = [];
+    const svc = await createScheduleService({
+      sessions: createFakeSessions(),
+      storage: new MemoryStorage(),
+      clock,
+      inspect: (e) => {
+        const { actorRef, event } = e as { actorRef?: { id?: string }; event?: SessionGroupEvent };
+        if (e.type !== '@xstate.event' || !actorRef?.id?.startsWith('sessions:') || event === undefined) return;
+        if (event.type === 'sessions.route')
+          seen.push(`route ${event.routes.map((r) => (r.type === 'retire' ? 'retire' : r.event.type)).join(' ')}`);
+        if (event.type === 'sessions.send') seen.push(`send ${event.sends.map((r) => r.event.type).join(' ')}`);
+      },
+    });
+    try {
+      const v = (await svc.callTool('s1', 'schedule_create', { prompt: 'p', title: 't', every_seconds: 600 })) as { id: string };
+      await clock.advance(10 * MINUTE);
+      await svc.whenIdle();
+      expect(await svc.callTool('s1', 'schedule_delete', { id: v.id })).not.toHaveProperty('code');
+      await svc.whenIdle();
+      expect(seen).toEqual(['route tasks.spawn', 'send tasks.due', 'send delivery.settle', 'route retire']);
     } finally {
       await svc.close();
     }
