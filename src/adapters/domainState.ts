@@ -5,8 +5,6 @@
 // Adapters change this view only after the batch holding the change is durable.
 import {
   applyDeliveryDelta,
-  checkDeliveryDelta,
-  type DeliveryDelta,
   type DomainBatch,
   type DomainSnapshot,
   decodeDeliveryDelta,
@@ -20,7 +18,7 @@ import {
 import { corrupt, type Place, type Where } from '../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
 import { isValidId } from '../domain/fields.ts';
-import type { DeliveryHistory, ScheduleRecord, TaskRow } from '../domain/types.ts';
+import type { TaskRow } from '../domain/types.ts';
 import type { CommitBatch } from '../ports.ts';
 
 /** A batch checked and normalised for writing. */
@@ -31,69 +29,18 @@ export interface StoredRows {
   get(id: string): TaskRow | undefined;
 }
 
-/** The members a stored row, its history and a receipt may hold. */
-const ROW_MEMBERS = new Set(['sessionId', 'status', 'record', 'lastDelivery', 'deliveryHistory', 'pausedAt', 'triggeredAt']);
-const HISTORY_MEMBERS = new Set(['records', 'earlierRecordsUnavailable', 'earlierRecordsPruned']);
-const RECEIPT_MEMBERS = new Set(['scheduledAt', 'deliveredAt', 'messageId', 'prompt', 'trigger', 'missed', 'firstMissed']);
-
-/** True when `value` is frozen and holds no member outside `members`. */
-function sealedWith(value: object | undefined, members: ReadonlySet<string>): boolean {
-  if (value === undefined || !Object.isFrozen(value)) return false;
-  for (const key in value) if (!members.has(key)) return false;
-  return true;
-}
-
 /**
- * True when `record` is `base`, or frozen with no member of its own: every member but the target
- * is `base`'s very value. (The delta's check has already found all of `base`'s members in it.)
- */
-function keepsRecord(base: ScheduleRecord, record: ScheduleRecord): boolean {
-  if (record === base) return true;
-  if (!Object.isFrozen(record)) return false;
-  const a = record as unknown as Readonly<Record<string, unknown>>;
-  const b = base as unknown as Readonly<Record<string, unknown>>;
-  for (const key in a) if (key !== 'scheduledAt' && (a[key] !== b[key] || !Object.hasOwn(b, key))) return false;
-  return true;
-}
-
-/**
- * True when the storage may keep a checked delivery put as it is given, with no copy: every
- * object of it is either the held row's own (`base`'s record or a kept receipt) or frozen and
- * holding only a row's members — so no later change of the caller's can reach the store. The
- * domain's delivered rows are so (`applyDelivery` freezes what it builds). `delta` is the put's
- * checked delta against `base`.
- */
-function keepsAsGiven(base: TaskRow, row: TaskRow, delta: DeliveryDelta): boolean {
-  const history = row.deliveryHistory;
-  if (!sealedWith(row, ROW_MEMBERS) || !sealedWith(history, HISTORY_MEMBERS) || !keepsRecord(base.record, row.record)) return false;
-  const records = (history as DeliveryHistory).records;
-  if (!Object.isFrozen(records)) return false;
-  const held = base.deliveryHistory?.records ?? [];
-  const kept = records.length - delta.receipts.length;
-  for (let i = 0; i < records.length; i++) {
-    const receipt = records[i];
-    if (i < kept && receipt === held[delta.pruned + i]) continue;
-    if (!sealedWith(receipt, RECEIPT_MEMBERS)) return false;
-  }
-  return row.lastDelivery === records.at(-1) || sealedWith(row.lastDelivery, RECEIPT_MEMBERS);
-}
-
-/**
- * The checked version of a put that only records a delivery on top of `base` (a row checked
- * before): the delivery is checked as a journal's delivery delta is on replay — its new receipts,
- * target and status. The put itself is kept when nothing of it can change later
- * ({@link keepsAsGiven}); otherwise a copy is kept that shares `base`'s kept receipts, so a
- * delivery costs the receipts it adds, not the whole saved history. Undefined for any other put,
- * and for one the delta's check refuses (the whole-row decode then decides, with its own message).
+ * The checked copy of a put that only records a delivery on top of `base` (a row checked before):
+ * the delivery is checked as a journal's delivery delta is on replay — its new receipts, target
+ * and status — and the copy shares `base`'s kept receipts, so a delivery costs the receipts it
+ * adds, not the whole saved history. Undefined for any other put, and for one the delta's check
+ * refuses (the whole-row decode then decides, with its own message).
  */
 function checkedDelivery(base: TaskRow, row: TaskRow, where: Where): TaskRow | undefined {
   try {
     const delta = deliveryDeltaOf(base, row);
     if (delta === undefined) return undefined;
-    const checked = decodeDeliveryDelta(encodeDeliveryDelta(delta), where, '');
-    if (!keepsAsGiven(base, row, checked)) return applyDeliveryDelta(base, checked, where, '');
-    checkDeliveryDelta(base, checked, where, '');
-    return row;
+    return applyDeliveryDelta(base, decodeDeliveryDelta(encodeDeliveryDelta(delta), where, ''), where, '');
   } catch {
     return undefined;
   }
@@ -110,8 +57,8 @@ class PutPlace implements Place {
 
 /**
  * One checked put: a delivery on top of the stored row by {@link checkedDelivery}, any other
- * row encoded and strictly decoded whole (encodeRowObject builds fresh objects). Either way the
- * kept row is one the caller cannot change.
+ * row encoded and strictly decoded whole. encodeRowObject builds fresh objects, so either way
+ * the kept row is a copy the caller cannot change.
  */
 function preparedRow(row: TaskRow, index: number, stored: StoredRows | undefined): TaskRow {
   const where = new PutPlace(index);

@@ -53,13 +53,10 @@ export function receiptOf(reminder: AcknowledgedReminder): DeliveryReceipt {
  * edited rule advances past `now` — so no occurrence is delivered twice. A run-now delivery of a
  * recurring task leaves its target alone; one of a one-shot ends it, as if it had fallen due. The
  * run-now request the delivery answered (one made at or before `now`) is removed; an ended row
- * keeps neither a pause nor a request. The row is built in one object, and every object it
- * builds (the row, a moved record, the receipt, the history and its list) is frozen: what it
- * shares with `row` is `row`'s own, so a storage may keep the delivered row as it is given
- * instead of copying it (see the storage notes in docs/storage.md).
+ * keeps neither a pause nor a request. The row is built in one object.
  */
 export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
-  const lastDelivery = Object.freeze(receiptOf(reminder));
+  const lastDelivery = receiptOf(reminder);
   const recurring = isRecurringKind(row.record.kind);
   let record = row.record;
   let ended = false;
@@ -70,21 +67,18 @@ export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now:
     if (committed <= now || sameTiming(row.record, reminder.startedRecord)) {
       const next = recurring ? nextTargetAfter(ruleFromRecord(row.record), committed, now) : null;
       if (next === null) ended = true;
-      else record = Object.freeze({ ...row.record, scheduledAt: formatInstant(next) });
+      else record = { ...row.record, scheduledAt: formatInstant(next) };
     }
   }
-  const history = appendReceipt(row.deliveryHistory, lastDelivery, retention, row.lastDelivery);
-  Object.freeze(history.records);
   const delivered: { -readonly [K in keyof TaskRow]: TaskRow[K] } = {
     sessionId: row.sessionId,
     status: ended ? 'inactive' : row.status,
     record,
     lastDelivery,
-    deliveryHistory: Object.freeze(history),
+    deliveryHistory: appendReceipt(row.deliveryHistory, lastDelivery, retention, row.lastDelivery),
   };
-  if (!ended) {
-    if (row.pausedAt !== undefined) delivered.pausedAt = row.pausedAt;
-    if (row.triggeredAt !== undefined && instantMs(row.triggeredAt) > now) delivered.triggeredAt = row.triggeredAt;
-  }
-  return Object.freeze(delivered);
+  if (ended) return delivered;
+  if (row.pausedAt !== undefined) delivered.pausedAt = row.pausedAt;
+  if (row.triggeredAt !== undefined && instantMs(row.triggeredAt) > now) delivered.triggeredAt = row.triggeredAt;
+  return delivered;
 }

@@ -139,14 +139,14 @@ export function decodeDeliveryDelta(value: unknown, where: Where, field: string)
 }
 
 /**
- * Checks that `delta` applies to `base` as {@link applyDeliveryDelta} applies it, without building
+ * Checks that `delta` applies to `base` as {@link applyDeliveryDelta} applies it, before it builds
  * the row: the delta was recorded against this row (`after`), prunes no more than it holds, adds
  * receipts with message ids the kept receipts and each other do not use, and does not end a row
  * that is paused or awaits a run-now delivery. (Prompt references are checked as they resolve.)
  *
  * @throws ScheduleError `corrupt_schedule_log` naming `where` and `field`.
  */
-export function checkDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, field: string): void {
+function checkDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, field: string): void {
   const history = base.deliveryHistory;
   if (history === undefined)
     corrupt(where, field, `records a delivery of task ${JSON.stringify(delta.id)}, whose row has no saved history to append to`);
