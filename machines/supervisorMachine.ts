@@ -30,13 +30,7 @@ import type {
 } from './events.ts';
 import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
-import {
-  type SessionGroupContext,
-  type SessionGroupEvent,
-  type SessionRoute,
-  type SessionSend,
-  sessionGroupLogic,
-} from './sessionGroupMachine.ts';
+import { type SessionGroupContext, type SessionGroupEvent, type SessionRoute, sessionGroupLogic } from './sessionGroupMachine.ts';
 import type { AttemptRunEvent, AttemptRunnerRef, SessionEvent } from './sessionMachine.ts';
 
 export type SupervisorEvent =
@@ -158,15 +152,9 @@ interface GroupSend {
   readonly event: Extract<SessionGroupEvent, { readonly type: 'sessions.route' | 'sessions.send' }>;
 }
 
-/** The routes as plain sends, when none of them may spawn or retire a Session. */
-function plainSends(routes: readonly SessionRoute[]): SessionSend[] | undefined {
-  const sends: SessionSend[] = [];
-  for (const route of routes) {
-    if (route.type !== 'send' || route.spawn) return undefined;
-    sends.push(route);
-  }
-  return sends;
-}
+/** True for a route that neither spawns nor retires a Session: a plain send. */
+const isPlainSend = (route: SessionRoute): route is Extract<SessionRoute, { readonly type: 'send' }> =>
+  route.type === 'send' && !route.spawn;
 
 /** Session routes gathered per Session group, in the order they were added. */
 class GroupRoutes {
@@ -190,11 +178,10 @@ class GroupRoutes {
     for (const [id, routes] of this.byGroup) {
       const exists = children[id] !== undefined;
       if (!exists && !routes.some((route) => route.type === 'send' && route.spawn)) continue;
-      const sends = exists ? plainSends(routes) : undefined;
       out.push({
         id,
         spawn: !exists,
-        event: sends === undefined ? { type: 'sessions.route', routes } : { type: 'sessions.send', sends },
+        event: exists && routes.every(isPlainSend) ? { type: 'sessions.send', sends: routes } : { type: 'sessions.route', routes },
       });
     }
     return out;

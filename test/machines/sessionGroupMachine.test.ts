@@ -28,7 +28,7 @@ const LOGICS = [
   ['its flat logic', sessionGroupLogic],
 ] as const;
 
-function harnessOf(deliver: () => Promise<DeliveryOutcome> = flushed, logic: typeof sessionGroupMachine = sessionGroupMachine) {
+function harnessOf(logic: typeof sessionGroupMachine, deliver: () => Promise<DeliveryOutcome>) {
   const parentEvents: Array<{ type: string; sessionId?: string }> = [];
   const attempts = attemptRunner(deliver);
   const parent = setup({
@@ -55,7 +55,7 @@ function harnessOf(deliver: () => Promise<DeliveryOutcome> = flushed, logic: typ
 }
 
 describe.each(LOGICS)('session group: %s', (_name, logic) => {
-  const harness = (deliver: () => Promise<DeliveryOutcome> = flushed) => harnessOf(deliver, logic);
+  const harness = (deliver: () => Promise<DeliveryOutcome> = flushed) => harnessOf(logic, deliver);
 
   it('sessions.send reaches live Sessions in order and drops the events of a Session without an actor, spawning nothing', () => {
     const h = harness();

@@ -13,7 +13,7 @@
 // either (a run-now delivery clears `triggeredAt`) is journalled as a whole row instead.
 import { isValidId } from '../fields.ts';
 import { ruleFromRecord, sameRule } from '../records.ts';
-import type { DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
+import type { DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
 import { encodeReceipt, MAX_MESSAGE_ID_LENGTH, readStoredReceipt, resolveStoredReceipt, sameReceipt } from './receipt.ts';
 import { readInstant } from './record.ts';
 import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
@@ -139,14 +139,13 @@ export function decodeDeliveryDelta(value: unknown, where: Where, field: string)
 }
 
 /**
- * Checks that `delta` applies to `base` as {@link applyDeliveryDelta} applies it, before it builds
- * the row: the delta was recorded against this row (`after`), prunes no more than it holds, adds
- * receipts with message ids the kept receipts and each other do not use, and does not end a row
- * that is paused or awaits a run-now delivery. (Prompt references are checked as they resolve.)
+ * The row `delta` makes of `base`, checked like a decoded row: the delta must have been recorded
+ * against this row (`after`), prune no more than it holds, add receipts with new message ids and
+ * prompt references that resolve, and not end a row that is paused or awaits a run-now delivery.
  *
  * @throws ScheduleError `corrupt_schedule_log` naming `where` and `field`.
  */
-function checkDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, field: string): void {
+export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, field: string): TaskRow {
   const history = base.deliveryHistory;
   if (history === undefined)
     corrupt(where, field, `records a delivery of task ${JSON.stringify(delta.id)}, whose row has no saved history to append to`);
@@ -158,29 +157,33 @@ function checkDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, f
       `is ${delta.after === undefined ? 'absent' : describe(delta.after)} but task ${JSON.stringify(delta.id)}'s latest receipt is ${latest === undefined ? 'absent' : describe(latest)}: the delta was recorded against another version of the row`,
     );
   }
-  const held = history.records;
-  if (delta.pruned > held.length) {
+  if (delta.pruned > history.records.length) {
     corrupt(
       where,
       prefixed(field, 'pruned'),
-      `is ${delta.pruned} but task ${JSON.stringify(delta.id)} holds only ${held.length} saved receipts`,
+      `is ${delta.pruned} but task ${JSON.stringify(delta.id)} holds only ${history.records.length} saved receipts`,
     );
   }
-  const added = delta.receipts;
-  if (added.length === 0) corrupt(where, prefixed(field, 'receipts'), 'must hold at least one receipt');
-  for (let index = 0; index < added.length; index++) {
-    const messageId = added[index]?.messageId;
-    let repeated = false;
-    for (let i = delta.pruned; i < held.length && !repeated; i++) repeated = held[i]?.messageId === messageId;
-    for (let i = 0; i < index && !repeated; i++) repeated = added[i]?.messageId === messageId;
-    if (repeated) {
+  const record: ScheduleRecord = delta.scheduledAt === undefined ? base.record : { ...base.record, scheduledAt: delta.scheduledAt };
+  const records = history.records.slice(delta.pruned);
+  let previous: DeliveryReceipt | null = records.at(-1) ?? null;
+  let newest: DeliveryReceipt | undefined;
+  for (const [index, stored] of delta.receipts.entries()) {
+    const receiptField = `${prefixed(field, 'receipts')}[${index}]`;
+    const receipt = resolveStoredReceipt({ ...stored }, where, receiptField, { record: record.prompt, previous });
+    // A delivery adds a receipt or two to a history of up to a few hundred: a scan costs less than a set of them.
+    if (records.some((r) => r.messageId === receipt.messageId)) {
       corrupt(
         where,
-        `${prefixed(field, 'receipts')}[${index}].messageId`,
-        `repeats message id ${JSON.stringify(messageId)} of task ${JSON.stringify(delta.id)}`,
+        `${receiptField}.messageId`,
+        `repeats message id ${JSON.stringify(receipt.messageId)} of task ${JSON.stringify(delta.id)}`,
       );
     }
+    records.push(receipt);
+    previous = receipt;
+    newest = receipt;
   }
+  if (newest === undefined) corrupt(where, prefixed(field, 'receipts'), 'must hold at least one receipt');
   const status = delta.status ?? base.status;
   const runState = base.pausedAt !== undefined ? 'pausedAt' : base.triggeredAt !== undefined ? 'triggeredAt' : undefined;
   if (status === 'inactive' && runState !== undefined) {
@@ -190,33 +193,12 @@ function checkDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, f
       `ends task ${JSON.stringify(delta.id)}, whose row carries ${runState}, which only an active row may; such a change is stored as a whole row`,
     );
   }
-}
-
-/**
- * The row `delta` makes of `base`, checked like a decoded row ({@link checkDeliveryDelta}, and
- * every prompt reference resolved).
- *
- * @throws ScheduleError `corrupt_schedule_log` naming `where` and `field`.
- */
-export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: Where, field: string): TaskRow {
-  checkDeliveryDelta(base, delta, where, field);
-  const history = base.deliveryHistory as DeliveryHistory;
-  const record: ScheduleRecord = delta.scheduledAt === undefined ? base.record : { ...base.record, scheduledAt: delta.scheduledAt };
-  const records = history.records.slice(delta.pruned);
-  let previous: DeliveryReceipt | null = records.at(-1) ?? null;
-  for (const [index, stored] of delta.receipts.entries()) {
-    const receiptField = `${prefixed(field, 'receipts')}[${index}]`;
-    const receipt = resolveStoredReceipt({ ...stored }, where, receiptField, { record: record.prompt, previous });
-    records.push(receipt);
-    previous = receipt;
-  }
-  const newest = records.at(-1) as DeliveryReceipt;
   const prunedFlag = delta.earlierRecordsPruned ?? history.earlierRecordsPruned;
   const deliveryHistory =
     prunedFlag === undefined
       ? { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable }
       : { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable, earlierRecordsPruned: prunedFlag };
-  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = { sessionId: base.sessionId, status: delta.status ?? base.status, record };
+  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = { sessionId: base.sessionId, status, record };
   if (base.pausedAt !== undefined) row.pausedAt = base.pausedAt;
   if (base.triggeredAt !== undefined) row.triggeredAt = base.triggeredAt;
   row.lastDelivery = newest;
