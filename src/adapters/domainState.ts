@@ -7,10 +7,8 @@ import {
   applyDeliveryDelta,
   type DomainBatch,
   type DomainSnapshot,
-  decodeDeliveryDelta,
   decodeRow,
-  deliveryDeltaOf,
-  encodeDeliveryDelta,
+  deliveredRowOf,
   encodeRowObject,
   nextTaskNumberAfter,
   repeatedId,
@@ -30,17 +28,14 @@ export interface StoredRows {
 }
 
 /**
- * The checked copy of a put that only records a delivery on top of `base` (a row checked before):
- * the delivery is checked as a journal's delivery delta is on replay — its new receipts, target
- * and status — and the copy shares `base`'s kept receipts, so a delivery costs the receipts it
- * adds, not the whole saved history. Undefined for any other put, and for one the delta's check
- * refuses (the whole-row decode then decides, with its own message).
+ * The checked copy of a put that only records a delivery on top of `base` (a row checked before),
+ * by what the delivery adds (`deliveredRowOf`): it shares `base`'s kept receipts, so a delivery
+ * costs the receipts it adds, not the whole saved history. Undefined for any other put, and for
+ * one whose additions are refused (the whole-row decode then decides, with its own message).
  */
 function checkedDelivery(base: TaskRow, row: TaskRow, where: Where): TaskRow | undefined {
   try {
-    const delta = deliveryDeltaOf(base, row);
-    if (delta === undefined) return undefined;
-    return applyDeliveryDelta(base, decodeDeliveryDelta(encodeDeliveryDelta(delta), where, ''), where, '');
+    return deliveredRowOf(base, row, where);
   } catch {
     return undefined;
   }

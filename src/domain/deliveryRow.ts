@@ -4,7 +4,7 @@
 // edited while the delivery was in flight and its new target is still ahead, the edit wins: the
 // receipt is recorded and the new target kept.
 import { formatInstant, instantMs } from './instant.ts';
-import { ruleFromRecord, sameRule } from './records.ts';
+import { ruleFromRecord, sameRecordRule } from './records.ts';
 import { countOccurrences, nextTargetAfter } from './recurrence.ts';
 import { appendReceipt, type RetentionLimits } from './retention.ts';
 import { type DeliveryReceipt, isRecurringKind, type ScheduleRecord, type TaskRow } from './types.ts';
@@ -24,8 +24,7 @@ export interface AcknowledgedReminder {
 }
 
 /** True when the timing part of two records is the same (title and prompt may differ). */
-export const sameTiming = (a: ScheduleRecord, b: ScheduleRecord): boolean =>
-  a.scheduledAt === b.scheduledAt && sameRule(ruleFromRecord(a), ruleFromRecord(b));
+export const sameTiming = (a: ScheduleRecord, b: ScheduleRecord): boolean => a.scheduledAt === b.scheduledAt && sameRecordRule(a, b);
 
 /**
  * The receipt of `reminder`: a run-now delivery says so; a recurring delivery that coalesced

@@ -70,3 +70,11 @@ export function sameRule(a: Rule, b: Rule): boolean {
       return b.kind === 'cron' && a.expression === b.expression && a.timeZone === b.timeZone;
   }
 }
+
+/**
+ * True when two records carry the same rule (as `sameRule` of their `ruleFromRecord`), read from
+ * the records' own members without building the rules: every rule but `at` is spelled in a record
+ * by the same members, and an `at` rule is its record's target.
+ */
+export const sameRecordRule = (a: ScheduleRecord, b: ScheduleRecord): boolean =>
+  a.kind === 'at' ? b.kind === 'at' && a.scheduledAt === b.scheduledAt : b.kind !== 'at' && sameRule(a, b);

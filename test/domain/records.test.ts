@@ -1,6 +1,6 @@
 // Records built from rules (docs/tasks.md field names), rules read back from records, rule
 // equivalence, and the model-facing view with its state.
-import { recordFromRule, ruleFromRecord, sameRule } from '../../src/domain/records.ts';
+import { recordFromRule, ruleFromRecord, sameRecordRule, sameRule } from '../../src/domain/records.ts';
 import type { Rule } from '../../src/domain/types.ts';
 import { toView } from '../../src/domain/views.ts';
 
@@ -38,6 +38,29 @@ describe('recordFromRule / ruleFromRecord', () => {
     expect(sameRule(rules[4] as Rule, { kind: 'weekly', time: '09:00:00.500', timeZone: 'UTC', weekdays: [1, 3, 5] })).toBe(false);
     expect(sameRule(rules[3] as Rule, { kind: 'daily', time: '09:00:00', timeZone: 'Asia/Chongqing' })).toBe(false);
     expect(sameRule(rules[5] as Rule, { kind: 'cron', expression: '*/15 9-17 * * 1-5', timeZone: 'Asia/Kolkata' })).toBe(false);
+  });
+
+  it('sameRecordRule answers as sameRule over the records’ rules, for every pair of kinds, targets and timings', () => {
+    const variants: Rule[] = [
+      ...rules,
+      { kind: 'after', afterSeconds: 601 },
+      { kind: 'every', everySeconds: 601 },
+      { kind: 'daily', time: '09:00:00', timeZone: 'UTC' },
+      { kind: 'weekly', time: '09:00:00.500', timeZone: 'UTC', weekdays: [1, 3, 5] },
+      { kind: 'weekly', time: '09:00:00.500', timeZone: 'UTC', weekdays: [1, 4] },
+      { kind: 'cron', expression: '*/15 9-17 * * 1-5', timeZone: 'UTC' },
+    ];
+    const records = variants.flatMap((rule) => [T, T + 60_000].map((target) => recordFromRule('t1', 'T', 'P', rule, target)));
+    let same = 0;
+    for (const a of records) {
+      for (const b of records) {
+        const expected = sameRule(ruleFromRecord(a), ruleFromRecord(b));
+        expect(sameRecordRule(a, b)).toBe(expected);
+        if (expected) same++;
+      }
+    }
+    // Each record matches itself and its twin at the other target (an at rule matches only itself).
+    expect(same).toBe(records.length * 2 - 2);
   });
 });
 

@@ -12,10 +12,10 @@
 // row's `pausedAt` or `triggeredAt`: the row keeps the base's, and a delivery that sets or clears
 // either (a run-now delivery clears `triggeredAt`) is journalled as a whole row instead.
 import { isValidId } from '../fields.ts';
-import { ruleFromRecord, sameRule } from '../records.ts';
-import type { DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
-import { encodeReceipt, MAX_MESSAGE_ID_LENGTH, readStoredReceipt, resolveStoredReceipt, sameReceipt } from './receipt.ts';
-import { readInstant } from './record.ts';
+import { sameRecordRule } from '../records.ts';
+import type { DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
+import { checkedReceipt, encodeReceipt, MAX_MESSAGE_ID_LENGTH, readStoredReceipt, resolveStoredReceipt, sameReceipt } from './receipt.ts';
+import { readInstant, readInstantMember } from './record.ts';
 import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
 
 /** One delivery commit of one task, relative to the row the storage held before it. */
@@ -42,15 +42,23 @@ const OPTIONAL = ['after', 'scheduledAt', 'status', 'earlierRecordsPruned'];
 function sameRecordButTarget(a: ScheduleRecord, b: ScheduleRecord): boolean {
   if (a === b) return true;
   if (a.kind !== b.kind || a.id !== b.id || a.title !== b.title || a.prompt !== b.prompt) return false;
-  return a.kind === 'at' || sameRule(ruleFromRecord(a), ruleFromRecord(b));
+  return a.kind === 'at' || sameRecordRule(a, b);
+}
+
+/** How a row's saved history grew by a delivery: the receipts kept from the base row, and how many of its oldest were pruned. */
+interface Appended {
+  /** `next`'s receipts before this index are the base row's kept ones; the rest were appended. */
+  readonly kept: number;
+  readonly pruned: number;
 }
 
 /**
- * The delta that turns `base` into `next`, or undefined when `next` is not a delivery on top of
- * `base` (another Session, an edited record, a history that was not appended to, no saved history)
- * or changes what a delta does not carry (`pausedAt`, `triggeredAt`).
+ * How `next`'s saved history appends to `base`'s, when `next` is a delivery on top of `base`:
+ * the same Session, record (but its target), pause and run-now request, and a history that kept
+ * a suffix of base's receipts, appended at least one, and ends with `next`'s `lastDelivery`.
+ * Undefined for any other pair.
  */
-export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | undefined {
+function appendedHistory(base: TaskRow, next: TaskRow): Appended | undefined {
   const before = base.deliveryHistory;
   const after = next.deliveryHistory;
   const latest = next.lastDelivery;
@@ -81,6 +89,19 @@ export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | u
   }
   const newest = records.at(-1);
   if (kept === records.length || newest === undefined || !sameReceipt(newest, latest)) return undefined;
+  return { kept, pruned };
+}
+
+/**
+ * The delta that turns `base` into `next`, or undefined when `next` is not a delivery on top of
+ * `base` (another Session, an edited record, a history that was not appended to, no saved history)
+ * or changes what a delta does not carry (`pausedAt`, `triggeredAt`).
+ */
+export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | undefined {
+  const appended = appendedHistory(base, next);
+  if (appended === undefined) return undefined;
+  const { kept, pruned } = appended;
+  const records = (next.deliveryHistory as DeliveryHistory).records;
   let previous: DeliveryReceipt | null = records[kept - 1] ?? null;
   const receipts: Readonly<Record<string, unknown>>[] = [];
   for (let i = kept; i < records.length; i++) {
@@ -92,10 +113,73 @@ export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | u
   if (base.lastDelivery !== undefined) delta.after = base.lastDelivery.messageId;
   if (next.record.scheduledAt !== base.record.scheduledAt) delta.scheduledAt = next.record.scheduledAt;
   if (next.status !== base.status) delta.status = next.status;
-  if (after.earlierRecordsPruned !== before.earlierRecordsPruned && after.earlierRecordsPruned !== undefined) {
-    delta.earlierRecordsPruned = after.earlierRecordsPruned;
-  }
+  const flag = next.deliveryHistory?.earlierRecordsPruned;
+  if (flag !== base.deliveryHistory?.earlierRecordsPruned && flag !== undefined) delta.earlierRecordsPruned = flag;
   return delta;
+}
+
+/**
+ * The checked copy of `next` when it only records a delivery on top of `base` (a row checked
+ * before): the row its delivery delta makes of `base` (`applyDeliveryDelta`), checked as that
+ * delta is on replay — each appended receipt, a new target, status and prune flag — without
+ * building the delta. The copy shares base's record (unless the target moved) and kept receipts,
+ * so it costs what the delivery adds, not the whole saved history. Undefined when `next` is not a
+ * delivery on top of `base` (see `deliveryDeltaOf`).
+ *
+ * @throws ScheduleError `corrupt_schedule_log` naming `where` and the field of `next` at fault.
+ */
+export function deliveredRowOf(base: TaskRow, next: TaskRow, where: Where): TaskRow | undefined {
+  const appended = appendedHistory(base, next);
+  if (appended === undefined) return undefined;
+  const history = base.deliveryHistory as DeliveryHistory;
+  const added = (next.deliveryHistory as DeliveryHistory).records;
+  const records = history.records.slice(appended.pruned);
+  let newest: DeliveryReceipt | undefined;
+  for (let i = appended.kept; i < added.length; i++) {
+    const field = `deliveryHistory.records[${i}]`;
+    const receipt = checkedReceipt(added[i] as DeliveryReceipt, where, field);
+    // A delivery adds a receipt or two to a history of up to a few hundred: a scan costs less than a set of them.
+    if (records.some((r) => r.messageId === receipt.messageId)) {
+      corrupt(where, `${field}.messageId`, `repeats message id ${JSON.stringify(receipt.messageId)}`);
+    }
+    records.push(receipt);
+    newest = receipt;
+  }
+  let record = base.record;
+  if (next.record.scheduledAt !== record.scheduledAt) {
+    record = { ...record, scheduledAt: readInstant(next.record.scheduledAt, where, 'record.scheduledAt') };
+  }
+  const status = next.status;
+  if (status !== 'active' && status !== 'inactive') corrupt(where, 'status', `must be "active" or "inactive", found ${describe(status)}`);
+  const runState = base.pausedAt !== undefined ? 'pausedAt' : base.triggeredAt !== undefined ? 'triggeredAt' : undefined;
+  if (status === 'inactive' && runState !== undefined) corrupt(where, runState, 'is carried by an ended row; only an active row may');
+  const flag = next.deliveryHistory?.earlierRecordsPruned ?? history.earlierRecordsPruned;
+  if (flag !== undefined && typeof flag !== 'boolean') {
+    corrupt(where, 'deliveryHistory.earlierRecordsPruned', `must be true or false when present, found ${describe(flag)}`);
+  }
+  return deliveredRow(base, status, record, newest as DeliveryReceipt, savedHistory(records, history.earlierRecordsUnavailable, flag));
+}
+
+/** A saved history of `records`, with the flags given (a prune flag only when there is one). */
+const savedHistory = (records: DeliveryReceipt[], unavailable: boolean, pruned: boolean | undefined): DeliveryHistory =>
+  pruned === undefined
+    ? { records, earlierRecordsUnavailable: unavailable }
+    : { records, earlierRecordsUnavailable: unavailable, earlierRecordsPruned: pruned };
+
+/** `base` with a delivery recorded: its Session, pause and run-now request, and the given rest. */
+function deliveredRow(
+  base: TaskRow,
+  status: TaskStatus,
+  record: ScheduleRecord,
+  lastDelivery: DeliveryReceipt,
+  history: DeliveryHistory,
+): TaskRow {
+  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = { sessionId: base.sessionId, status, record };
+  if (base.pausedAt !== undefined) row.pausedAt = base.pausedAt;
+  if (base.triggeredAt !== undefined) row.triggeredAt = base.triggeredAt;
+  row.lastDelivery = lastDelivery;
+  row.deliveryHistory = history;
+  return row;
 }
 
 /** The delta as a plain object with its keys in the fixed stored order. */
@@ -124,7 +208,7 @@ export function decodeDeliveryDelta(value: unknown, where: Where, field: string)
   }
   for (const [index, receipt] of (raw.receipts as unknown[]).entries())
     readStoredReceipt(receipt, where, `${prefixed(field, 'receipts')}[${index}]`);
-  if (Object.hasOwn(raw, 'scheduledAt')) readInstant(raw.scheduledAt, where, prefixed(field, 'scheduledAt'));
+  if (Object.hasOwn(raw, 'scheduledAt')) readInstantMember(raw, 'scheduledAt', where, field);
   if (Object.hasOwn(raw, 'status') && raw.status !== 'active' && raw.status !== 'inactive') {
     corrupt(where, prefixed(field, 'status'), `must be "active" or "inactive" when present, found ${describe(raw.status)}`);
   }
@@ -193,15 +277,6 @@ export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: W
       `ends task ${JSON.stringify(delta.id)}, whose row carries ${runState}, which only an active row may; such a change is stored as a whole row`,
     );
   }
-  const prunedFlag = delta.earlierRecordsPruned ?? history.earlierRecordsPruned;
-  const deliveryHistory =
-    prunedFlag === undefined
-      ? { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable }
-      : { records, earlierRecordsUnavailable: history.earlierRecordsUnavailable, earlierRecordsPruned: prunedFlag };
-  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = { sessionId: base.sessionId, status, record };
-  if (base.pausedAt !== undefined) row.pausedAt = base.pausedAt;
-  if (base.triggeredAt !== undefined) row.triggeredAt = base.triggeredAt;
-  row.lastDelivery = newest;
-  row.deliveryHistory = deliveryHistory;
-  return row;
+  const flag = delta.earlierRecordsPruned ?? history.earlierRecordsPruned;
+  return deliveredRow(base, status, record, newest, savedHistory(records, history.earlierRecordsUnavailable, flag));
 }

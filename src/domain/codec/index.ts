@@ -2,7 +2,14 @@
 // document, its task rows, records, receipts and history, and the journal's batch lines with their
 // delivery deltas.
 export { type DomainBatch, decodeBatch, encodeBatch, repeatedId } from './batch.ts';
-export { applyDeliveryDelta, type DeliveryDelta, decodeDeliveryDelta, deliveryDeltaOf, encodeDeliveryDelta } from './delta.ts';
+export {
+  applyDeliveryDelta,
+  type DeliveryDelta,
+  decodeDeliveryDelta,
+  deliveredRowOf,
+  deliveryDeltaOf,
+  encodeDeliveryDelta,
+} from './delta.ts';
 export {
   DOCUMENT_VERSION,
   type DomainSnapshot,

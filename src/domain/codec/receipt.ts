@@ -15,7 +15,7 @@
 // deterministic. Documents whose receipts repeat the whole prompt (older versions) still decode.
 import { isStoredPrompt } from '../fields.ts';
 import type { DeliveryHistory, DeliveryReceipt } from '../types.ts';
-import { readInstant } from './record.ts';
+import { readInstant, readInstantMember } from './record.ts';
 import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
 
 /** Longest accepted message id (ids come from the Session and are otherwise opaque). */
@@ -45,22 +45,11 @@ export interface PromptContext {
  */
 export function readStoredReceipt(value: unknown, where: Where, field: string): Record<string, unknown> {
   const raw = readObject(value, where, field, RECEIPT_REQUIRED, RECEIPT_OPTIONAL);
-  readInstant(raw.scheduledAt, where, prefixed(field, 'scheduledAt'));
-  readInstant(raw.deliveredAt, where, prefixed(field, 'deliveredAt'));
-  if (!isBoundedString(raw.messageId, MAX_MESSAGE_ID_LENGTH)) {
-    corrupt(
-      where,
-      prefixed(field, 'messageId'),
-      `must be a non-empty string of at most ${MAX_MESSAGE_ID_LENGTH} characters, found ${describe(raw.messageId)}`,
-    );
-  }
-  const hasPrompt = Object.hasOwn(raw, 'prompt');
-  if (hasPrompt && !isStoredPrompt(raw.prompt)) {
-    corrupt(where, prefixed(field, 'prompt'), `must be a trimmed, non-blank string, found ${describe(raw.prompt)}`);
-  }
+  checkReceiptTimesAndText(raw, where, field);
   if (Object.hasOwn(raw, 'promptRef')) {
     const at = prefixed(field, 'promptRef');
-    if (hasPrompt) corrupt(where, at, 'cannot be stored together with prompt (a receipt keeps its prompt or refers to one)');
+    if (Object.hasOwn(raw, 'prompt'))
+      corrupt(where, at, 'cannot be stored together with prompt (a receipt keeps its prompt or refers to one)');
     if (raw.promptRef !== 'record' && raw.promptRef !== 'previous') {
       corrupt(where, at, `must be "record" or "previous" when present, found ${describe(raw.promptRef)}`);
     }
@@ -69,26 +58,73 @@ export function readStoredReceipt(value: unknown, where: Where, field: string): 
   return raw;
 }
 
-/** Checks a stored receipt's `trigger`, `missed` and `firstMissed` and how they relate to its target. */
+/**
+ * The checked copy of a receipt held in memory (a row's, not a stored one): its members checked
+ * as a stored receipt's are — a receipt's members are the same in both forms but for the prompt's
+ * reference, which only a stored one has — and copied; members it does not know are left behind,
+ * as encoding it would. A member that is undefined counts as absent.
+ */
+export function checkedReceipt(receipt: DeliveryReceipt, where: Where, field: string): DeliveryReceipt {
+  const raw = receipt as unknown as Record<string, unknown>;
+  checkReceiptTimesAndText(raw, where, field);
+  readCoalescing(raw, where, field);
+  return receiptWith(receipt, receipt.prompt);
+}
+
+/** Checks a receipt's instants, its message id and its prompt's text (when it has one). */
+function checkReceiptTimesAndText(raw: Record<string, unknown>, where: Where, field: string): void {
+  readInstantMember(raw, 'scheduledAt', where, field);
+  readInstantMember(raw, 'deliveredAt', where, field);
+  if (!isBoundedString(raw.messageId, MAX_MESSAGE_ID_LENGTH)) {
+    corrupt(
+      where,
+      prefixed(field, 'messageId'),
+      `must be a non-empty string of at most ${MAX_MESSAGE_ID_LENGTH} characters, found ${describe(raw.messageId)}`,
+    );
+  }
+  if (raw.prompt !== undefined && !isStoredPrompt(raw.prompt)) {
+    corrupt(where, prefixed(field, 'prompt'), `must be a trimmed, non-blank string, found ${describe(raw.prompt)}`);
+  }
+}
+
+/**
+ * Checks a receipt's `trigger`, `missed` and `firstMissed` and how they relate to its target (a
+ * stored receipt's members are never undefined; a receipt in memory may hold undefined for absent).
+ */
 function readCoalescing(raw: Record<string, unknown>, where: Where, field: string): void {
-  if (Object.hasOwn(raw, 'trigger') && raw.trigger !== 'manual') {
+  if (raw.trigger !== undefined && raw.trigger !== 'manual') {
     corrupt(where, prefixed(field, 'trigger'), `must be "manual" when present, found ${describe(raw.trigger)}`);
   }
-  const hasMissed = Object.hasOwn(raw, 'missed');
+  const hasMissed = raw.missed !== undefined;
   if (hasMissed && !isSafeIntegerAtLeast(raw.missed, 1)) {
     corrupt(where, prefixed(field, 'missed'), `must be a safe integer of at least 1 when present, found ${describe(raw.missed)}`);
   }
-  const at = prefixed(field, 'firstMissed');
-  if (!Object.hasOwn(raw, 'firstMissed')) {
-    if (hasMissed) corrupt(where, at, 'is missing (a receipt with missed names its earliest missed occurrence)');
+  if (raw.firstMissed === undefined) {
+    if (hasMissed)
+      corrupt(where, prefixed(field, 'firstMissed'), 'is missing (a receipt with missed names its earliest missed occurrence)');
     return;
   }
+  const at = prefixed(field, 'firstMissed');
   if (!hasMissed) corrupt(where, at, 'cannot be stored without missed (it names the earliest of the missed occurrences)');
   const first = readInstant(raw.firstMissed, where, at);
   // Canonical instants of one fixed width compare as text in time order.
   if (first >= (raw.scheduledAt as string)) {
     corrupt(where, at, `must be before the receipt's scheduledAt ${describe(raw.scheduledAt)}, found ${describe(first)}`);
   }
+}
+
+/** A new receipt with `receipt`'s members and `prompt` (none when undefined), in the stored order. */
+function receiptWith(receipt: DeliveryReceipt, prompt: string | undefined): DeliveryReceipt {
+  const out: { -readonly [K in keyof DeliveryReceipt]: DeliveryReceipt[K] } = {
+    scheduledAt: receipt.scheduledAt,
+    deliveredAt: receipt.deliveredAt,
+    messageId: receipt.messageId,
+  };
+  if (prompt !== undefined) out.prompt = prompt;
+  if (receipt.trigger !== undefined) out.trigger = receipt.trigger;
+  if (receipt.missed !== undefined) out.missed = receipt.missed;
+  if (receipt.firstMissed !== undefined) out.firstMissed = receipt.firstMissed;
+  return out;
 }
 
 /**
@@ -108,17 +144,7 @@ export function resolveStoredReceipt(raw: Record<string, unknown>, where: Where,
     if (previous === undefined) corrupt(where, at, 'is "previous" but the previous receipt has no prompt');
     prompt = previous;
   }
-  const stored = raw as unknown as DeliveryReceipt;
-  const resolved: { -readonly [K in keyof DeliveryReceipt]: DeliveryReceipt[K] } = {
-    scheduledAt: stored.scheduledAt,
-    deliveredAt: stored.deliveredAt,
-    messageId: stored.messageId,
-    prompt,
-  };
-  if (stored.trigger !== undefined) resolved.trigger = stored.trigger;
-  if (stored.missed !== undefined) resolved.missed = stored.missed;
-  if (stored.firstMissed !== undefined) resolved.firstMissed = stored.firstMissed;
-  return resolved;
+  return receiptWith(raw as unknown as DeliveryReceipt, prompt);
 }
 
 /**

@@ -57,6 +57,12 @@ export function readInstant(value: unknown, where: Where, field: string): string
   return value;
 }
 
+/** Reads member `key` of `raw` as {@link readInstant} does; the field (`parent.key`) is spelled only for a message. */
+export function readInstantMember(raw: Readonly<Record<string, unknown>>, key: string, where: Where, parent: string): string {
+  const value = raw[key];
+  return typeof value === 'string' && isCanonicalInstantText(value) ? value : readInstant(value, where, prefixed(parent, key));
+}
+
 const isStoredZoneText = remembered(isStoredTimeZone);
 const isStoredTimeText = remembered(isStoredTime);
 
@@ -153,8 +159,7 @@ export function decodeRecord(value: unknown, where: Where, field = 'record'): Sc
   }
   if (!isStoredPrompt(raw.prompt))
     corrupt(where, prefixed(field, 'prompt'), `must be a trimmed, non-blank string, found ${describe(raw.prompt)}`);
-  if (typeof raw.scheduledAt !== 'string' || !isCanonicalInstantText(raw.scheduledAt))
-    readInstant(raw.scheduledAt, where, prefixed(field, 'scheduledAt'));
+  if (typeof raw.scheduledAt !== 'string' || !isCanonicalInstantText(raw.scheduledAt)) readInstantMember(raw, 'scheduledAt', where, field);
   checkKindFields(raw, kind, where, field);
   return raw as unknown as ScheduleRecord;
 }
