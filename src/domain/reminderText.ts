@@ -31,9 +31,12 @@ export function orderBatch(entries: readonly BatchEntry[]): BatchEntry[] {
 }
 
 /** The message of a batch of recurring reminders (entries in any order; they are sorted here). */
-export function batchText(entries: readonly BatchEntry[]): string {
-  const reminders = orderBatch(entries).map((e) => ({ schedule_id: e.id, occurrence_at: e.occurrenceAt, reminder_prompt: e.prompt }));
-  return ['[SCHEDULE REMINDER BATCH]', PREAMBLE, `reminders_json: ${JSON.stringify(reminders)}`].join('\n');
+export const batchText = (entries: readonly BatchEntry[]): string => orderedBatchText(orderBatch(entries));
+
+/** The message of a batch of recurring reminders whose entries are in message order already (`orderBatch`). */
+export function orderedBatchText(entries: readonly BatchEntry[]): string {
+  const reminders = entries.map((e) => ({ schedule_id: e.id, occurrence_at: e.occurrenceAt, reminder_prompt: e.prompt }));
+  return `[SCHEDULE REMINDER BATCH]\n${PREAMBLE}\nreminders_json: ${JSON.stringify(reminders)}`;
 }
 
 /** The idempotency key of one reminder in a message: `<taskId>@<occurrence scheduledAt>`. */

@@ -3,7 +3,7 @@
 // receipts whose `deliveredAt` lies more than `days` before the appended receipt's — and by count
 // (the newest `records`); the appended receipt always survives, and a prune sets
 // `earlierRecordsPruned: true` for good. Reads never prune.
-import { DAY_MS, instantMs } from './instant.ts';
+import { DAY_MS, formatInstant, instantMs, inTargetRange } from './instant.ts';
 import type { DeliveryHistory, DeliveryReceipt } from './types.ts';
 
 /** The Host's retention limits: `deliveryHistoryDays` and `deliveryHistoryRecords` (docs/api.md). */
@@ -47,9 +47,14 @@ export function appendReceipt(
   const keep = Math.max(1, Math.floor(limits.records)) - 1;
   let kept: readonly DeliveryReceipt[] = saved;
   if (saved.length > 0) {
-    const cutoff = instantMs(receipt.deliveredAt) - limits.days * DAY_MS;
+    const cutoffMs = instantMs(receipt.deliveredAt) - limits.days * DAY_MS;
+    // Canonical instants of one fixed width compare as text in time order, so a cutoff in range is
+    // compared as text instead of parsing every saved receipt's time.
+    const cutoff = inTargetRange(cutoffMs) ? formatInstant(cutoffMs) : undefined;
+    const isYoung = (r: DeliveryReceipt): boolean =>
+      cutoff === undefined ? instantMs(r.deliveredAt) >= cutoffMs : r.deliveredAt >= cutoff;
     // Most appends prune nothing by age: the saved receipts are then kept as they are.
-    const young = saved.every((r) => instantMs(r.deliveredAt) >= cutoff) ? saved : saved.filter((r) => instantMs(r.deliveredAt) >= cutoff);
+    const young = saved.every(isYoung) ? saved : saved.filter(isYoung);
     kept = keep === 0 ? [] : young.length > keep ? young.slice(-keep) : young;
   }
   const records = kept.length === 0 ? [receipt] : [...kept, receipt];

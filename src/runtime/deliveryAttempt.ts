@@ -10,7 +10,7 @@ import { isTargetDueAt } from '../domain/due.ts';
 import { formatInstant, instantMs } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
 import { latestOccurrence } from '../domain/recurrence.ts';
-import { batchText, idempotencyKey, oneShotText, orderBatch } from '../domain/reminderText.ts';
+import { idempotencyKey, oneShotText, orderBatch, orderedBatchText } from '../domain/reminderText.ts';
 import { type FailureStage, isRecurringKind, type TaskRow } from '../domain/types.ts';
 import type { Clock, FollowupMessage, Logger, ScheduleAgent, SessionController } from '../ports.ts';
 import type { Limiter } from './limiter.ts';
@@ -47,7 +47,7 @@ interface PlannedMessage {
  * answered by that delivery.
  */
 export function occurrenceToDeliver(row: TaskRow, now: number): Reminder {
-  if (!isTargetDueAt(row, now) && row.triggeredAt !== undefined) {
+  if (row.triggeredAt !== undefined && !isTargetDueAt(row, now)) {
     return { row, occurrence: instantMs(row.triggeredAt), trigger: 'manual' };
   }
   const target = instantMs(row.record.scheduledAt);
@@ -77,13 +77,16 @@ export function planMessages(rows: readonly TaskRow[], now: number): PlannedMess
     const entries = orderBatch(
       recurring.map((r) => ({ id: r.row.record.id, occurrenceAt: formatInstant(r.occurrence), prompt: r.row.record.prompt })),
     );
+    let first = Number.POSITIVE_INFINITY;
+    for (const r of recurring) first = Math.min(first, r.occurrence);
     messages.push({
-      text: batchText(entries),
+      text: orderedBatchText(entries),
       keys: entries.map((e) => idempotencyKey(e.id, e.occurrenceAt)),
       reminders: recurring,
-      first: Math.min(...recurring.map((r) => r.occurrence)),
+      first,
     });
   }
+  if (messages.length < 2) return messages;
   // Earliest first; at equal times one-shots (appended above) stay ahead of the batch.
   return messages
     .map((m, i) => ({ m, i }))

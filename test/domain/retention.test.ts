@@ -1,6 +1,7 @@
 // Delivery history retention (docs/management.md): pruning by age from each receipt's deliveredAt and by the
 // newest-records cap on append, the appended receipt always kept, earlierRecordsPruned set for
 // good; and paging through history for the remote `history` call.
+import fc from 'fast-check';
 import { historyPage } from '../../src/domain/historyPage.ts';
 import { appendReceipt, DEFAULT_RETENTION, emptyHistory, historyOfLegacyRow, withDelivery } from '../../src/domain/retention.ts';
 import type { DeliveryHistory, DeliveryReceipt } from '../../src/domain/types.ts';
@@ -29,6 +30,26 @@ describe('appendReceipt', () => {
     const h = appendReceipt(historyOf(r(1, 0), r(2, 5), r(3, 10)), r(4, 35), { days: 30, records: 200 });
     expect(ids(h)).toEqual(['m2', 'm3', 'm4']);
     expect(h.earlierRecordsPruned).toBe(true);
+  });
+
+  it('prunes by age exactly as comparing epoch ms would, at any cutoff — in range, before year 1 or fractional (fast-check)', () => {
+    const MIN = Date.parse('0001-01-01T00:00:00.000Z');
+    const MAX = Date.parse('9999-12-31T23:59:59.999Z');
+    const instant = fc.integer({ min: MIN, max: MAX });
+    fc.assert(
+      fc.property(fc.array(instant, { maxLength: 8 }), instant, fc.constantFrom(0.5, 1, 30, 36_500, 1e9), (times, newest, days) => {
+        const receipt = (ms: number, n: number): DeliveryReceipt => {
+          const at = new Date(ms).toISOString();
+          return { scheduledAt: at, deliveredAt: at, messageId: `m${n}` };
+        };
+        const saved = times.map(receipt);
+        const appended = receipt(newest, times.length);
+        const cutoff = newest - days * DAY;
+        const expected = [...saved.filter((x) => Date.parse(x.deliveredAt) >= cutoff), appended];
+        expect(appendReceipt(historyOf(...saved), appended, { days, records: 200 }).records).toEqual(expected);
+      }),
+      { seed: 20261204, numRuns: 500 },
+    );
   });
 
   it('keeps only the newest `records` receipts, the appended one included', () => {

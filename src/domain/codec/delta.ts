@@ -133,18 +133,20 @@ export function deliveredRowOf(base: TaskRow, next: TaskRow, where: Where): Task
   if (appended === undefined) return undefined;
   const history = base.deliveryHistory as DeliveryHistory;
   const added = (next.deliveryHistory as DeliveryHistory).records;
-  const records = history.records.slice(appended.pruned);
-  let newest: DeliveryReceipt | undefined;
+  const saved = history.records;
+  const fresh: DeliveryReceipt[] = [];
   for (let i = appended.kept; i < added.length; i++) {
     const field = `deliveryHistory.records[${i}]`;
     const receipt = checkedReceipt(added[i] as DeliveryReceipt, where, field);
     // A delivery adds a receipt or two to a history of up to a few hundred: a scan costs less than a set of them.
-    if (records.some((r) => r.messageId === receipt.messageId)) {
-      corrupt(where, `${field}.messageId`, `repeats message id ${JSON.stringify(receipt.messageId)}`);
+    const id = receipt.messageId;
+    if (fresh.some((r) => r.messageId === id) || saved.some((r, index) => index >= appended.pruned && r.messageId === id)) {
+      corrupt(where, `${field}.messageId`, `repeats message id ${JSON.stringify(id)}`);
     }
-    records.push(receipt);
-    newest = receipt;
+    fresh.push(receipt);
   }
+  // Built at its final length: the kept receipts, then the new ones.
+  const records = (appended.pruned === 0 ? saved : saved.slice(appended.pruned)).concat(fresh);
   let record = base.record;
   if (next.record.scheduledAt !== record.scheduledAt) {
     record = { ...record, scheduledAt: readInstant(next.record.scheduledAt, where, 'record.scheduledAt') };
@@ -157,7 +159,13 @@ export function deliveredRowOf(base: TaskRow, next: TaskRow, where: Where): Task
   if (flag !== undefined && typeof flag !== 'boolean') {
     corrupt(where, 'deliveryHistory.earlierRecordsPruned', `must be true or false when present, found ${describe(flag)}`);
   }
-  return deliveredRow(base, status, record, newest as DeliveryReceipt, savedHistory(records, history.earlierRecordsUnavailable, flag));
+  return deliveredRow(
+    base,
+    status,
+    record,
+    fresh.at(-1) as DeliveryReceipt,
+    savedHistory(records, history.earlierRecordsUnavailable, flag),
+  );
 }
 
 /** A saved history of `records`, with the flags given (a prune flag only when there is one). */
