@@ -1,7 +1,10 @@
 // The cost floor of the actor library on this machine: what one event through one transition, one
 // forwarding hop from a parent to a child, one spawned actor and one promise actor cost in
 // isolation, and the least time a delivery burst can take when each of its events costs no more
-// than the bare library does. Each figure is the median, and the least, of several runs after a warm-up run.
+// than the bare library does. One event to one actor in a loop finds that actor in the processor's
+// caches; a burst's events reach 10,000 task actors, so the same event is also measured sent to
+// each of 10,000 actors in turn, in a scattered order. Each figure is the median, and the least,
+// of several runs after a warm-up run.
 import { createActor, enqueueActions, fromPromise, setup } from 'xstate';
 import { flatMachineLogic, machineUpdates } from '../../machines/flatLogic.ts';
 
@@ -11,6 +14,13 @@ export interface FloorFigures {
   readonly perEventUs: number;
   /** The same event through the same machine run by `flatMachineLogic` (as task and Session actors run), in µs. */
   readonly flatEventUs: number;
+  /**
+   * One event through one transition, each event to another of `SPREAD_ACTORS` actors of the
+   * tiny machine in a scattered order (as a burst's events reach its task actors), in µs.
+   */
+  readonly spreadEventUs: number;
+  /** The same, the actors running the machine's flat logic, in µs. */
+  readonly spreadFlatEventUs: number;
   /** What routing one event through a parent that forwards it with `enqueue.sendTo` adds, in µs. */
   readonly perHopUs: number;
   /** One actor spawned as a child (in groups of `SPAWN_GROUP`), in µs. */
@@ -26,6 +36,8 @@ export interface FloorFigures {
    * per Session at `perEventUs` for its route through a Session group and the supervisor, in ms.
    */
   readonly flatBurstFloorMs: number;
+  /** The burst's events at `spreadFlatEventUs`, plus one event per Session at `spreadEventUs` for its route, in ms. */
+  readonly spreadFlatBurstFloorMs: number;
 }
 
 /** The medians of the runs, and in `least` the least of each measure's runs. */
@@ -101,16 +113,24 @@ const forwardingMachine = setup({
   on: { tick: { actions: 'forward' } },
 });
 
-/** A parent that spawns `count` tiny children as it starts, as a group of task actors does. */
-const groupMachine = setup({
-  types: { input: {} as { readonly count: number } },
-  actors: { tiny: tinyMachine },
-}).createMachine({
-  context: ({ input, spawn }) => {
-    for (let i = 0; i < input.count; i++) spawn('tiny', { id: `c${i}` });
-    return {};
-  },
-});
+/** A parent that spawns `count` children of `logic` as it starts, as a group of task actors does. */
+const groupOf = (logic: typeof tinyMachine) =>
+  setup({
+    types: { input: {} as { readonly count: number } },
+    actors: { tiny: logic },
+  }).createMachine({
+    context: ({ input, spawn }) => {
+      for (let i = 0; i < input.count; i++) spawn('tiny', { id: `c${i}` });
+      return {};
+    },
+  });
+const groupMachine = groupOf(tinyMachine);
+const flatGroupMachine = groupOf(tinyFlatLogic);
+
+/** Actors the spread figures send to, in groups of `SPAWN_GROUP` as task actors live. */
+export const SPREAD_ACTORS = 10_000;
+/** The step through the actors (prime to their count): consecutive events reach actors far apart in memory. */
+const SPREAD_STRIDE = 1_001;
 
 /** Waits in `idle`; each attempt invokes a promise actor that resolves at once and reports back. */
 const attemptMachine = setup({
@@ -161,6 +181,23 @@ function oneActorUs(events: number, logic: typeof tinyMachine = tinyMachine): { 
   if (actor.getSnapshot().context.n !== events) throw new Error('the tiny actor missed events');
   actor.stop();
   return { us: (ms * 1000) / events };
+}
+
+/** `rounds` events to each of `SPREAD_ACTORS` children of `group`, in a scattered order, per event in µs. */
+function spreadUs(rounds: number, group: typeof groupMachine): { us: number } {
+  const parents = [];
+  for (let g = 0; g < Math.ceil(SPREAD_ACTORS / SPAWN_GROUP); g++)
+    parents.push(createActor(group, { input: { count: SPAWN_GROUP } }).start());
+  const children = parents.flatMap((parent) => Object.values(parent.getSnapshot().children)).slice(0, SPREAD_ACTORS);
+  const order = children.map((_, i) => children[(i * SPREAD_STRIDE) % children.length]!);
+  const tick = { type: 'tick' } as const;
+  const t0 = performance.now();
+  for (let r = 0; r < rounds; r++) for (const child of order) child.send(tick);
+  const ms = performance.now() - t0;
+  if (order.some((child) => (child.getSnapshot() as { context: Count }).context.n !== rounds))
+    throw new Error('a spread actor missed events');
+  for (const parent of parents) parent.stop();
+  return { us: (ms * 1000) / (rounds * order.length) };
 }
 
 function forwardedUs(events: number): { us: number } {
@@ -218,6 +255,8 @@ export async function measureFloor(options: FloorOptions = {}): Promise<Floor> {
     const flat = oneActorUs(events, tinyFlatLogic).us;
     return { one, forwarded, hop: forwarded - one, flat };
   });
+  // Three events per actor, as each task takes three in a burst.
+  const spread = await runsOf(runs, () => ({ machine: spreadUs(3, groupMachine).us, flat: spreadUs(3, flatGroupMachine).us }));
   const spawn = await runsOf(runs, () => spawned(spawns));
   const promiseActors = await runsOf(runs, () => promiseActorsUs(attempts));
   const floorOf = (pick: 'median' | 'least'): FloorFigures => ({
@@ -231,6 +270,9 @@ export async function measureFloor(options: FloorOptions = {}): Promise<Floor> {
     burstFloorMs: (burstEvents(burst) * perEvent[pick].one) / 1000,
     flatEventUs: perEvent[pick].flat,
     flatBurstFloorMs: (burstEvents(burst) * perEvent[pick].flat + burst.sessions * perEvent[pick].one) / 1000,
+    spreadEventUs: spread[pick].machine,
+    spreadFlatEventUs: spread[pick].flat,
+    spreadFlatBurstFloorMs: (burstEvents(burst) * spread[pick].flat + burst.sessions * spread[pick].machine) / 1000,
   });
   return { ...floorOf('median'), least: floorOf('least') };
 }
@@ -250,11 +292,14 @@ export function floorTable(floor: Floor, burst: Burst = DELIVERY_BURST): string 
     '|---|---:|---:|',
     `| one event, one transition, one actor | ${us(floor.perEventUs)} | ${us(f.perEventUs)} |`,
     `| the same event through the machine's flat logic (as task and Session actors run) | ${us(floor.flatEventUs)} | ${us(f.flatEventUs)} |`,
+    `| one event, one transition, each to another of ${n(SPREAD_ACTORS)} actors (3 rounds, scattered order) | ${us(floor.spreadEventUs)} | ${us(f.spreadEventUs)} |`,
+    `| the same through the flat logic | ${us(floor.spreadFlatEventUs)} | ${us(f.spreadFlatEventUs)} |`,
     `| one hop: parent forwards with enqueue.sendTo to a child | ${us(floor.perHopUs)} | ${us(f.perHopUs)} |`,
     `| spawn one actor (as one of ${SPAWN_GROUP} children) | ${us(floor.spawnUs)} | ${us(f.spawnUs)} |`,
     `| heap per spawned actor | ${bytes(floor.spawnBytes)} | ${bytes(f.spawnBytes)} |`,
     `| promise actor invoked and resolved, per attempt | ${us(floor.promiseActorUs)} | ${us(f.promiseActorUs)} |`,
     `| delivery burst floor (${eventsText} × one event) | ${ms(floor.burstFloorMs)} | ${ms(f.burstFloorMs)} |`,
     `| the same events at the flat logic's cost, plus one machine event per Session for its route | ${ms(floor.flatBurstFloorMs)} | ${ms(f.flatBurstFloorMs)} |`,
+    `| the same, each event at its cost to one of ${n(SPREAD_ACTORS)} actors | ${ms(floor.spreadFlatBurstFloorMs)} | ${ms(f.spreadFlatBurstFloorMs)} |`,
   ].join('\n');
 }
