@@ -30,11 +30,8 @@ export function orderBatch(entries: readonly BatchEntry[]): BatchEntry[] {
   return [...entries].sort((a, b) => compare(a.occurrenceAt, b.occurrenceAt) || compare(a.id, b.id));
 }
 
-/** The message of a batch of recurring reminders (entries in any order; they are sorted here). */
-export const batchText = (entries: readonly BatchEntry[]): string => orderedBatchText(orderBatch(entries));
-
-/** The message of a batch of recurring reminders whose entries are in message order already (`orderBatch`). */
-export function orderedBatchText(entries: readonly BatchEntry[]): string {
+/** The message of a batch of recurring reminders, its entries in message order (as `orderBatch` puts them). */
+export function batchText(entries: readonly BatchEntry[]): string {
   const reminders = entries.map((e) => ({ schedule_id: e.id, occurrence_at: e.occurrenceAt, reminder_prompt: e.prompt }));
   return `[SCHEDULE REMINDER BATCH]\n${PREAMBLE}\nreminders_json: ${JSON.stringify(reminders)}`;
 }

@@ -51,8 +51,10 @@ export function appendReceipt(
     // Canonical instants of one fixed width compare as text in time order, so a cutoff in range is
     // compared as text instead of parsing every saved receipt's time.
     const cutoff = inTargetRange(cutoffMs) ? formatInstant(cutoffMs) : undefined;
-    const isYoung = (r: DeliveryReceipt): boolean =>
-      cutoff === undefined ? instantMs(r.deliveredAt) >= cutoffMs : r.deliveredAt >= cutoff;
+    const isYoung =
+      cutoff === undefined
+        ? (r: DeliveryReceipt): boolean => instantMs(r.deliveredAt) >= cutoffMs
+        : (r: DeliveryReceipt): boolean => r.deliveredAt >= cutoff;
     // Most appends prune nothing by age: the saved receipts are then kept as they are.
     const young = saved.every(isYoung) ? saved : saved.filter(isYoung);
     kept = keep === 0 ? [] : young.length > keep ? young.slice(-keep) : young;

@@ -10,7 +10,7 @@ import { isTargetDueAt } from '../domain/due.ts';
 import { formatInstant, instantMs } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
 import { latestOccurrence } from '../domain/recurrence.ts';
-import { idempotencyKey, oneShotText, orderBatch, orderedBatchText } from '../domain/reminderText.ts';
+import { batchText, idempotencyKey, oneShotText, orderBatch } from '../domain/reminderText.ts';
 import { type FailureStage, isRecurringKind, type TaskRow } from '../domain/types.ts';
 import type { Clock, FollowupMessage, Logger, ScheduleAgent, SessionController } from '../ports.ts';
 import type { Limiter } from './limiter.ts';
@@ -80,7 +80,7 @@ export function planMessages(rows: readonly TaskRow[], now: number): PlannedMess
     let first = Number.POSITIVE_INFINITY;
     for (const r of recurring) first = Math.min(first, r.occurrence);
     messages.push({
-      text: orderedBatchText(entries),
+      text: batchText(entries),
       keys: entries.map((e) => idempotencyKey(e.id, e.occurrenceAt)),
       reminders: recurring,
       first,

@@ -33,7 +33,7 @@ describe('batchText', () => {
     );
   });
 
-  it('orders entries by occurrence, then by id with plain string comparison', () => {
+  it('lists entries as orderBatch orders them: by occurrence, then by id with plain string comparison', () => {
     const entries = [
       { id: 'b', occurrenceAt: '2030-01-01T08:02:00.000Z', prompt: 'two' },
       { id: 'a', occurrenceAt: '2030-01-01T08:02:00.000Z', prompt: 'one' },
@@ -41,7 +41,7 @@ describe('batchText', () => {
       { id: 'z', occurrenceAt: '2030-01-01T08:01:00.000Z', prompt: 'zero' },
       { id: 'B', occurrenceAt: '2030-01-01T08:02:00.000Z', prompt: 'upper' },
     ];
-    const line = batchText(entries).split('\n')[2] ?? '';
+    const line = batchText(orderBatch(entries)).split('\n')[2] ?? '';
     expect(line.startsWith('reminders_json: ')).toBe(true);
     const parsed = JSON.parse(line.slice('reminders_json: '.length)) as Array<Record<string, string>>;
     expect(parsed.map((e) => e.schedule_id)).toEqual(['z', 'B', 'a', 'b', 'Z']);

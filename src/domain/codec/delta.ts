@@ -133,60 +133,94 @@ export function deliveredRowOf(base: TaskRow, next: TaskRow, where: Where): Task
   if (appended === undefined) return undefined;
   const history = base.deliveryHistory as DeliveryHistory;
   const added = (next.deliveryHistory as DeliveryHistory).records;
-  const saved = history.records;
-  const fresh: DeliveryReceipt[] = [];
-  for (let i = appended.kept; i < added.length; i++) {
-    const field = `deliveryHistory.records[${i}]`;
-    const receipt = checkedReceipt(added[i] as DeliveryReceipt, where, field);
-    // A delivery adds a receipt or two to a history of up to a few hundred: a scan costs less than a set of them.
-    const id = receipt.messageId;
-    if (fresh.some((r) => r.messageId === id) || saved.some((r, index) => index >= appended.pruned && r.messageId === id)) {
-      corrupt(where, `${field}.messageId`, `repeats message id ${JSON.stringify(id)}`);
-    }
-    fresh.push(receipt);
-  }
-  // Built at its final length: the kept receipts, then the new ones.
-  const records = (appended.pruned === 0 ? saved : saved.slice(appended.pruned)).concat(fresh);
-  let record = base.record;
-  if (next.record.scheduledAt !== record.scheduledAt) {
-    record = { ...record, scheduledAt: readInstant(next.record.scheduledAt, where, 'record.scheduledAt') };
-  }
+  const record =
+    next.record.scheduledAt === base.record.scheduledAt
+      ? base.record
+      : { ...base.record, scheduledAt: readInstant(next.record.scheduledAt, where, 'record.scheduledAt') };
   const status = next.status;
   if (status !== 'active' && status !== 'inactive') corrupt(where, 'status', `must be "active" or "inactive", found ${describe(status)}`);
-  const runState = base.pausedAt !== undefined ? 'pausedAt' : base.triggeredAt !== undefined ? 'triggeredAt' : undefined;
-  if (status === 'inactive' && runState !== undefined) corrupt(where, runState, 'is carried by an ended row; only an active row may');
   const flag = next.deliveryHistory?.earlierRecordsPruned ?? history.earlierRecordsPruned;
   if (flag !== undefined && typeof flag !== 'boolean') {
     corrupt(where, 'deliveryHistory.earlierRecordsPruned', `must be true or false when present, found ${describe(flag)}`);
   }
-  return deliveredRow(
-    base,
-    status,
+  return appendDelivery(base, history, where, {
+    id: next.record.id,
+    pruned: appended.pruned,
+    count: added.length - appended.kept,
+    receiptsField: 'deliveryHistory.records',
+    firstIndex: appended.kept,
+    receipt: (index, _previous, field) => checkedReceipt(added[appended.kept + index] as DeliveryReceipt, where, field),
     record,
-    fresh.at(-1) as DeliveryReceipt,
-    savedHistory(records, history.earlierRecordsUnavailable, flag),
-  );
+    status,
+    statusField: 'status',
+    earlierRecordsPruned: flag,
+  });
 }
 
-/** A saved history of `records`, with the flags given (a prune flag only when there is one). */
-const savedHistory = (records: DeliveryReceipt[], unavailable: boolean, pruned: boolean | undefined): DeliveryHistory =>
-  pruned === undefined
-    ? { records, earlierRecordsUnavailable: unavailable }
-    : { records, earlierRecordsUnavailable: unavailable, earlierRecordsPruned: pruned };
+/** What one delivery appends to a stored row, however it arrived: as a journal's delta or as a put. */
+interface Appending {
+  /** The task's id, for messages. */
+  readonly id: string;
+  /** How many of the row's oldest saved receipts are pruned. */
+  readonly pruned: number;
+  /** How many receipts are appended. */
+  readonly count: number;
+  /** Where the appended receipts are, for messages: `receiptsField[firstIndex + i]`. */
+  readonly receiptsField: string;
+  readonly firstIndex: number;
+  /** The checked receipt appended `index`-th, given the receipt before it in the new history. */
+  readonly receipt: (index: number, previous: DeliveryReceipt | null, field: string) => DeliveryReceipt;
+  /** The row's record after the delivery (its target may have moved). */
+  readonly record: ScheduleRecord;
+  readonly status: TaskStatus;
+  /** Where the status is, for messages. */
+  readonly statusField: string;
+  readonly earlierRecordsPruned: boolean | undefined;
+}
 
-/** `base` with a delivery recorded: its Session, pause and run-now request, and the given rest. */
-function deliveredRow(
-  base: TaskRow,
-  status: TaskStatus,
-  record: ScheduleRecord,
-  lastDelivery: DeliveryReceipt,
-  history: DeliveryHistory,
-): TaskRow {
-  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = { sessionId: base.sessionId, status, record };
+/**
+ * `base` with a delivery appended to its saved `history`: the kept receipts, then the new ones
+ * (each with a message id the history does not hold yet), at least one; a row that is paused or
+ * awaits a run-now delivery is not ended. The records are built at their final length.
+ *
+ * @throws ScheduleError `corrupt_schedule_log` naming `where` and the field at fault.
+ */
+function appendDelivery(base: TaskRow, history: DeliveryHistory, where: Where, change: Appending): TaskRow {
+  const saved = history.records;
+  const fresh: DeliveryReceipt[] = [];
+  let previous: DeliveryReceipt | null = change.pruned < saved.length ? (saved.at(-1) ?? null) : null;
+  for (let i = 0; i < change.count; i++) {
+    const field = `${change.receiptsField}[${change.firstIndex + i}]`;
+    const receipt = change.receipt(i, previous, field);
+    // A delivery adds a receipt or two to a history of up to a few hundred: a scan costs less than a set of them.
+    const id = receipt.messageId;
+    if (fresh.some((r) => r.messageId === id) || saved.some((r, index) => index >= change.pruned && r.messageId === id)) {
+      corrupt(where, `${field}.messageId`, `repeats message id ${JSON.stringify(id)} of task ${JSON.stringify(change.id)}`);
+    }
+    fresh.push(receipt);
+    previous = receipt;
+  }
+  const newest = fresh.at(-1);
+  if (newest === undefined) corrupt(where, change.receiptsField, 'must hold at least one receipt');
+  const runState = base.pausedAt !== undefined ? 'pausedAt' : base.triggeredAt !== undefined ? 'triggeredAt' : undefined;
+  if (change.status === 'inactive' && runState !== undefined) {
+    corrupt(
+      where,
+      change.statusField,
+      `ends task ${JSON.stringify(change.id)}, whose row carries ${runState}, which only an active row may; such a change is stored as a whole row`,
+    );
+  }
+  const records = (change.pruned === 0 ? saved : saved.slice(change.pruned)).concat(fresh);
+  const unavailable = history.earlierRecordsUnavailable;
+  const flag = change.earlierRecordsPruned;
+  const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = { sessionId: base.sessionId, status: change.status, record: change.record };
   if (base.pausedAt !== undefined) row.pausedAt = base.pausedAt;
   if (base.triggeredAt !== undefined) row.triggeredAt = base.triggeredAt;
-  row.lastDelivery = lastDelivery;
-  row.deliveryHistory = history;
+  row.lastDelivery = newest;
+  row.deliveryHistory =
+    flag === undefined
+      ? { records, earlierRecordsUnavailable: unavailable }
+      : { records, earlierRecordsUnavailable: unavailable, earlierRecordsPruned: flag };
   return row;
 }
 
@@ -257,34 +291,17 @@ export function applyDeliveryDelta(base: TaskRow, delta: DeliveryDelta, where: W
     );
   }
   const record: ScheduleRecord = delta.scheduledAt === undefined ? base.record : { ...base.record, scheduledAt: delta.scheduledAt };
-  const records = history.records.slice(delta.pruned);
-  let previous: DeliveryReceipt | null = records.at(-1) ?? null;
-  let newest: DeliveryReceipt | undefined;
-  for (const [index, stored] of delta.receipts.entries()) {
-    const receiptField = `${prefixed(field, 'receipts')}[${index}]`;
-    const receipt = resolveStoredReceipt({ ...stored }, where, receiptField, { record: record.prompt, previous });
-    // A delivery adds a receipt or two to a history of up to a few hundred: a scan costs less than a set of them.
-    if (records.some((r) => r.messageId === receipt.messageId)) {
-      corrupt(
-        where,
-        `${receiptField}.messageId`,
-        `repeats message id ${JSON.stringify(receipt.messageId)} of task ${JSON.stringify(delta.id)}`,
-      );
-    }
-    records.push(receipt);
-    previous = receipt;
-    newest = receipt;
-  }
-  if (newest === undefined) corrupt(where, prefixed(field, 'receipts'), 'must hold at least one receipt');
-  const status = delta.status ?? base.status;
-  const runState = base.pausedAt !== undefined ? 'pausedAt' : base.triggeredAt !== undefined ? 'triggeredAt' : undefined;
-  if (status === 'inactive' && runState !== undefined) {
-    corrupt(
-      where,
-      prefixed(field, 'status'),
-      `ends task ${JSON.stringify(delta.id)}, whose row carries ${runState}, which only an active row may; such a change is stored as a whole row`,
-    );
-  }
-  const flag = delta.earlierRecordsPruned ?? history.earlierRecordsPruned;
-  return deliveredRow(base, status, record, newest, savedHistory(records, history.earlierRecordsUnavailable, flag));
+  return appendDelivery(base, history, where, {
+    id: delta.id,
+    pruned: delta.pruned,
+    count: delta.receipts.length,
+    receiptsField: prefixed(field, 'receipts'),
+    firstIndex: 0,
+    receipt: (index, previous, receiptField) =>
+      resolveStoredReceipt({ ...delta.receipts[index] }, where, receiptField, { record: record.prompt, previous }),
+    record,
+    status: delta.status ?? base.status,
+    statusField: prefixed(field, 'status'),
+    earlierRecordsPruned: delta.earlierRecordsPruned ?? history.earlierRecordsPruned,
+  });
 }
