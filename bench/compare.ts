@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Figure, readerFor } from './support/benchTables.ts';
+import { compileBenchmarks } from './support/compiled.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const usage = 'usage: npm run bench:compare -- <before-commit> [--runs N] [--bench delivery,restore] [--keep]';
@@ -68,12 +69,17 @@ const notes = new Set<string>();
 const failures: string[] = [];
 /** The one-minute load average as each run starts: other work on the machine shows here. */
 const loads: number[] = [];
+/** Each side's compiled benchmarks, both compiled by this tree's TypeScript (support/compiled.ts). */
+let compiledBefore: (name: string) => string = () => {
+  throw new Error('the earlier commit is not compiled yet');
+};
+let compiledAfter: (name: string) => string = compiledBefore;
 
 function runBench(side: 'before' | 'after', bench: string): void {
   const cwd = side === 'before' ? before : root;
   loads.push(loadavg()[0] ?? Number.NaN);
   const t0 = performance.now();
-  const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join('bench', `${bench}.bench.ts`)], {
+  const child = spawnSync(process.execPath, ['--expose-gc', (side === 'before' ? compiledBefore : compiledAfter)(bench)], {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -147,6 +153,9 @@ try {
     const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: before, stdio: ['ignore', 2, 2] });
     if (ci.status !== 0) throw new Error(`npm ci in ${before} failed with exit code ${ci.status}`);
   }
+  log('compiling both trees');
+  compiledBefore = compileBenchmarks(before, root);
+  compiledAfter = compileBenchmarks(root);
   for (let i = 1; i <= runs; i++) {
     log(`run ${i} of ${runs}`);
     for (const bench of benches) {

@@ -13,6 +13,7 @@ import type { TaskRow } from '../src/domain/types.ts';
 import type { ScheduleStorage } from '../src/ports.ts';
 import { createScheduleService } from '../src/service.ts';
 import { createFakeSessions, createManualClock } from '../src/testing.ts';
+import { runnable } from './support/compiled.ts';
 import { activeRows, fmt, heapMb, writeDomain } from './support/domains.ts';
 
 const SIZE = Number(process.env.RESTORE_TASKS ?? 100_000);
@@ -129,7 +130,7 @@ if (only !== undefined) {
 } else {
   const self = fileURLToPath(import.meta.url);
   const inChild = (name: string): unknown => {
-    const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', '--import', 'tsx', self], {
+    const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', ...runnable(self)], {
       env: { ...process.env, RESTORE_CASE: name },
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,10 +1,12 @@
 // `npm run bench [name …]`: runs every bench/<name>.bench.ts (or only the named ones), each in a
-// child process of its own so that heap and timing figures do not leak between benchmarks.
-// Each benchmark prints its own table; nothing here asserts a speed.
+// child process of its own so that heap and timing figures do not leak between benchmarks. They
+// run compiled, as the shipped build is (support/compiled.ts). Each benchmark prints its own
+// table; nothing here asserts a speed.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileBenchmarks } from './support/compiled.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
@@ -19,10 +21,11 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
+const compiled = compileBenchmarks(join(here, '..'));
 let failed = false;
 for (const name of names) {
   console.log(`\n## ${name}\n`);
-  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, `${name}.bench.ts`)], {
+  const result = spawnSync(process.execPath, ['--expose-gc', compiled(name)], {
     stdio: 'inherit',
     cwd: join(here, '..'),
   });

@@ -1,4 +1,4 @@
-// One Host process of the cluster benchmark (run with `node --import tsx`; bench/support/
+// One Host process of the cluster benchmark (compiled beside clusterProcess.ts, as every benchmark; bench/support/
 // clusterProcess.ts starts it). It runs a schedule service — one Host of a cluster
 // (`createClusterService` on a PostgreSQL schema), or for comparison one unclustered service on
 // `postgresStorage` or on `jsonFileStorage` in a temp folder — on a clock the parent can move

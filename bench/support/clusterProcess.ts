@@ -1,9 +1,11 @@
 // The parent's side of a cluster benchmark Host process (clusterChild.ts): starts it, sends it
 // commands and awaits their answers, hears its events, and SIGKILLs it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ClusterChildOptions } from './clusterChild.ts';
+import { runnable } from './compiled.ts';
 
 /** Warnings and errors of every Host process of this run, by level and message, with how often each came. */
 export const logCounts = new Map<string, number>();
@@ -13,8 +15,9 @@ export function loggedSince(since: ReadonlyMap<string, number>): string[] {
   return [...logCounts].flatMap(([key, n]) => (n > (since.get(key) ?? 0) ? [`${key} ×${n - (since.get(key) ?? 0)}`] : []));
 }
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const childPath = fileURLToPath(new URL('./clusterChild.ts', import.meta.url));
+const self = fileURLToPath(import.meta.url);
+/** The child beside this file, compiled or not as this file is (support/compiled.ts). */
+const childPath = fileURLToPath(new URL(`./clusterChild${extname(self)}`, import.meta.url));
 
 /** An event line of the child: `ready`, `delivered`, `log`. */
 export type ChildEvent = { readonly e: string } & Record<string, unknown>;
@@ -36,8 +39,8 @@ export interface HostChild {
 export async function startHostChild(options: ClusterChildOptions): Promise<HostChild> {
   // CLUSTER_BENCH_NODE_ARGS: more node flags for every Host process (say, `--cpu-prof --cpu-prof-dir=…`).
   const extra = (process.env.CLUSTER_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...extra, '--import', 'tsx', childPath, JSON.stringify(options)], {
-    cwd: root,
+  const child = spawn(process.execPath, [...extra, ...runnable(childPath), JSON.stringify(options)], {
+    cwd: process.cwd(),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const waiting = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
