@@ -151,6 +151,8 @@ const sessionEffects = {
     }
     // Sent after the ticks, so it arrives once the task actors have taken them.
     outbox.send(self, TICKED);
+    // The timer names each task once per wake: only ids still waiting from an earlier one can repeat.
+    if (context.due.length === 0) return { due: event.ids, now: event.now, ticking: true };
     const due = new Set(context.due);
     for (const id of event.ids) due.add(id);
     return { due: [...due], now: event.now, ticking: true };

@@ -11,6 +11,10 @@ export function dueAtMs(row: TaskRow): number | undefined {
   return trigger === undefined ? target : Math.min(target, trigger);
 }
 
+/** When a row is next due if it is active (`dueAtMs`); undefined for no row, an ended one or one paused with nothing to run. */
+export const activeDueAtMs = (row: TaskRow | undefined): number | undefined =>
+  row === undefined || row.status !== 'active' ? undefined : dueAtMs(row);
+
 /** True when the row is due at or before `now`. */
 export function isDueAt(row: TaskRow, now: number): boolean {
   const due = dueAtMs(row);

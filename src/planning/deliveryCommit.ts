@@ -43,6 +43,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * unexplained), and the reminders appended under a message id that cannot be recorded, parked.
  */
 function outcomeFailures(outcome: DeliveryOutcome, reused: readonly string[]): FailureCause[] {
+  if (outcome.failedIds.length === 0 && outcome.unrecordableIds.length === 0 && reused.length === 0 && !outcome.causes?.length) return [];
   const causes: FailureCause[] = [...(outcome.causes ?? [])];
   const explained = new Set(causes.flatMap((cause) => cause.ids));
   const unexplained = outcome.failedIds.filter((id) => !explained.has(id));
@@ -83,8 +84,11 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
     puts.push(applyDelivery(row, reminder, outcome.now, retention));
     commits.push({ sessionId, reminder, attemptNow: outcome.now });
   }
-  const ending = new Set(puts.filter((row) => row.status === 'inactive').map((row) => row.record.id));
-  const retire = table.activeRows(sessionId).every((row) => ending.has(row.record.id));
+  // Every put is of an active row of this Session, so the Session retires when as many of them end as it has active rows.
+  const ended = puts.some((row) => row.status === 'inactive')
+    ? new Set(puts.filter((row) => row.status === 'inactive').map((row) => row.record.id)).size
+    : 0;
+  const retire = table.activeCount(sessionId) === ended;
   const settle = (committed: readonly TaskRow[], failures: readonly FailureCause[], retireSession: boolean): ActorEffect => ({
     type: 'delivery.settle',
     sessionId,
@@ -144,8 +148,8 @@ function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcom
   // Every actor takes its committed delivery (an ended one reaches `inactive`), then the ended ones are removed.
   const effects: ActorEffect[] = puts.map((row) => ({ type: 'delivery.committed', row, now: ctx.now }));
   if (ended.length > 0) {
-    const endedSet = new Set(ended);
-    const remaining = table.activeRows(sessionId).filter((row) => !endedSet.has(row.record.id)).length;
+    // Each ended put was an active row of this Session.
+    const remaining = table.activeCount(sessionId) - new Set(ended).size;
     effects.push({ type: 'tasks.remove', sessionId, ids: ended, retire: remaining === 0 && !ctx.isAttempting(sessionId) });
   }
   return {

@@ -10,6 +10,8 @@ export interface TaskRows {
   getInSession(sessionId: string, id: string): TaskRow | undefined;
   /** Active rows of a Session, in id order (a new array the caller may sort). */
   activeRows(sessionId: string): TaskRow[];
+  /** How many active rows the Session has. */
+  activeCount(sessionId: string): number;
   /** Every row, in insertion order. */
   allRows(): Iterable<TaskRow>;
   /** Every active row. */

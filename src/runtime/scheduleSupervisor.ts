@@ -20,7 +20,6 @@ import {
 } from '../../machines/supervisorMachine.ts';
 import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
 import { systemClock } from '../adapters/systemClock.ts';
-import { dueAtMs } from '../domain/due.ts';
 import type { SlotReply } from '../planning/slotPlan.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
@@ -77,10 +76,6 @@ export class ScheduleRuntime implements SupervisorRuntime {
       clock: ports.clock,
       config: ports.config,
       sessionOf: (id) => table.get(id)?.sessionId,
-      dueOf: (id) => {
-        const row = table.get(id);
-        return row === undefined || row.status !== 'active' ? undefined : dueAtMs(row);
-      },
       logger: ports.logger,
       taskOf: (id) => {
         const snapshot = this.taskActor(id)?.getSnapshot();

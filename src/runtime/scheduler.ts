@@ -28,7 +28,7 @@
 
 import type { DueTasks, FailureCause, FlushedAttempt } from '../../machines/events.ts';
 import { nextRetryMs, type TaskContext } from '../../machines/taskMachine.ts';
-import { dueAtMs } from '../domain/due.ts';
+import { activeDueAtMs, dueAtMs } from '../domain/due.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { PendingCommit } from '../planning/pendingReceipts.ts';
 import type { Clock, Logger } from '../ports.ts';
@@ -47,8 +47,6 @@ export interface SchedulerOptions {
   readonly config: ResolvedConfig;
   /** The Session a task belongs to (undefined once it is gone). */
   readonly sessionOf: (id: string) => string | undefined;
-  /** When an active task is due (epoch ms, `dueAtMs`), undefined once it is gone, ended or paused. */
-  readonly dueOf: (id: string) => number | undefined;
   /** Receives one warning per failed stage of an attempt. */
   readonly logger: Logger;
   /** The task's actor as it is now (undefined without one). */
@@ -241,7 +239,7 @@ export class Scheduler {
       return;
     }
     this.parked.delete(id);
-    const at = task.state === 'retrying' ? nextRetryMs(task.context) : this.options.dueOf(id);
+    const at = task.state === 'retrying' ? nextRetryMs(task.context) : activeDueAtMs(this.options.rowOf(id));
     if (at === undefined) this.queue.delete(id);
     else this.queue.set(id, at);
   }
@@ -286,7 +284,7 @@ export class Scheduler {
         commits.push(id);
         continue;
       }
-      const due = this.options.dueOf(id);
+      const due = activeDueAtMs(this.options.rowOf(id));
       if (due === undefined) continue;
       this.parked.delete(id);
       this.queue.set(id, due);
@@ -359,20 +357,31 @@ export class Scheduler {
       taken.push(...this.parked);
       this.parked.clear();
     }
-    const due: string[] = [];
+    // Due tasks by Session, in the order taken; each row is read once for its due instant and its Session.
+    const bySession = new Map<string, string[]>();
     const commits: string[] = [];
     for (const id of taken) {
       if (this.pendingCommits.has(id)) {
         commits.push(id);
         continue;
       }
-      const dueAt = this.options.dueOf(id);
-      if (dueAt === undefined) continue;
-      if (dueAt > now) this.queue.set(id, dueAt);
-      else due.push(id);
+      const row = this.options.rowOf(id);
+      const dueAt = activeDueAtMs(row);
+      if (row === undefined || dueAt === undefined) continue;
+      if (dueAt > now) {
+        this.queue.set(id, dueAt);
+        continue;
+      }
+      const ids = bySession.get(row.sessionId);
+      if (ids === undefined) bySession.set(row.sessionId, [id]);
+      else ids.push(id);
     }
     if (commits.length > 0) this.handOutCommits(commits, now);
-    if (due.length > 0) this.options.onDue(now, this.group(due));
+    if (bySession.size > 0)
+      this.options.onDue(
+        now,
+        Array.from(bySession, ([sessionId, ids]) => ({ sessionId, ids })),
+      );
     this.rearm();
   }
 
@@ -386,7 +395,7 @@ export class Scheduler {
     const rows: TaskRow[] = [];
     for (const id of ids) {
       const row = this.options.rowOf(id);
-      const due = row === undefined || row.status !== 'active' ? undefined : dueAtMs(row);
+      const due = activeDueAtMs(row);
       if (row === undefined || due === undefined) continue;
       this.live.add(id);
       this.queue.set(id, due);
@@ -403,17 +412,5 @@ export class Scheduler {
     }
     const flushed = this.pendingCommits.take(ids, now);
     if (flushed.length > 0) this.options.onCommitDue(flushed);
-  }
-
-  private group(ids: readonly string[]): DueTasks[] {
-    const bySession = new Map<string, string[]>();
-    for (const id of ids) {
-      const sessionId = this.options.sessionOf(id);
-      if (sessionId === undefined) continue;
-      const group = bySession.get(sessionId);
-      if (group === undefined) bySession.set(sessionId, [id]);
-      else group.push(id);
-    }
-    return [...bySession].map(([sessionId, group]) => ({ sessionId, ids: group }));
   }
 }

@@ -88,6 +88,11 @@ export class TaskTable implements TaskRows {
     return out;
   }
 
+  /** How many active rows the Session has. */
+  activeCount(sessionId: string): number {
+    return this.activeBySession.get(sessionId)?.size ?? 0;
+  }
+
   /** Every row, in insertion order. */
   allRows(): IterableIterator<TaskRow> {
     return this.rows.values();

@@ -270,3 +270,38 @@ describe('an edit whose write lands after the delivery started', () => {
     });
   });
 });
+
+describe('Sessions retired by their deliveries', () => {
+  it('a delivery that ends every active task of its Session retires the Session; one that leaves a task active does not', async () => {
+    const clock = createManualClock(T0);
+    const routes: string[] = [];
+    const svc = await createScheduleService({
+      sessions: createFakeSessions(),
+      storage: new MemoryStorage(),
+      clock,
+      inspect: (e) => {
+        const { actorRef, event } = e as { actorRef?: { id?: string }; event?: SessionGroupEvent };
+        if (e.type !== '@xstate.event' || !actorRef?.id?.startsWith('sessions:') || event?.type !== 'sessions.route') return;
+        for (const r of event.routes) routes.push(r.type === 'retire' ? `retire ${r.sessionId}` : `${r.event.type} ${r.sessionId}`);
+      },
+    });
+    try {
+      // s1: two one-shots due together; s2: a one-shot and a recurring task due together.
+      for (const args of [
+        ['s1', { prompt: 'a', title: 'a', after_seconds: 60 }],
+        ['s1', { prompt: 'b', title: 'b', after_seconds: 60 }],
+        ['s2', { prompt: 'c', title: 'c', after_seconds: 60 }],
+        ['s2', { prompt: 'd', title: 'd', every_seconds: 60 }],
+      ] as const) {
+        expect(await svc.callTool(args[0], 'schedule_create', args[1])).not.toHaveProperty('code');
+      }
+      await svc.whenIdle();
+      await clock.advance(MINUTE);
+      await svc.whenIdle();
+      expect(routes.filter((r) => r.startsWith('retire'))).toEqual(['retire s1']);
+      expect((await svc.remote.list({ sessionId: 's2' })) as unknown[]).toHaveLength(1);
+    } finally {
+      await svc.close();
+    }
+  });
+});
