@@ -69,21 +69,35 @@ const figure = (measure: string, cell: string | undefined): Figure | undefined =
 
 const present = <T>(x: T | undefined): x is T => x !== undefined;
 
-/** The `measure | value` tables' rows, measure → value cell. */
-function measureRows(text: string): Map<string, string> {
+/** The rows of the tables whose first header cell is `first` (`measure | value`, `ratio | value`), first cell → second. */
+function measureRows(text: string, first = 'measure'): Map<string, string> {
   const rows = new Map<string, string>();
   for (const table of markdownTables(text)) {
-    if (table.header[0]?.toLowerCase() !== 'measure') continue;
+    if (table.header[0]?.toLowerCase() !== first) continue;
     for (const [measure, value] of table.rows) if (measure !== undefined && value !== undefined) rows.set(measure, value);
   }
   return rows;
 }
 
-/** The delivery benchmark: the wake-to-last-commit median and slowest of its runs. */
+/**
+ * The delivery benchmark: the wake-to-last-commit median and slowest of its runs and, where it
+ * prints them, the floor's one-event cost measured in the same process and the burst's ratio to
+ * the floor.
+ */
 export function readDelivery(text: string): Reading {
-  const rows = measureRows(text);
-  const wanted = ['wake → last commit, median', 'wake → last commit, slowest'];
-  const figures = wanted.map((m) => figure(m, [...rows].find(([k]) => k.startsWith(m))?.[1])).filter(present);
+  const rows = new Map([...measureRows(text), ...measureRows(text, 'ratio')]);
+  const wanted = [
+    'wake → last commit, median',
+    'wake → last commit, slowest',
+    'one event, one transition, one actor',
+    'burst median / floor (every event',
+  ];
+  const figures = wanted
+    .map((m) => {
+      const row = [...rows].find(([k]) => k.startsWith(m));
+      return row === undefined ? undefined : figure(row[0], row[1]);
+    })
+    .filter(present);
   return { figures, notes: figures.length === 0 ? ['delivery: no "wake → last commit" row found'] : [] };
 }
 
