@@ -194,6 +194,9 @@ const sessionGroupInput = (context: SupervisorContext): SessionGroupContext => (
   attempts: context.attempts,
 });
 
+/** What a finished slot does, in order: its effects reach the actors, failures the timer, the reply its caller; then it leaves the mailbox. */
+const SLOT_DONE = ['applyEffects', 'reportFailures', 'reportSlot', 'dequeue'] as const;
+
 export const supervisorMachine = setup({
   types: {
     context: {} as SupervisorContext,
@@ -226,6 +229,8 @@ export const supervisorMachine = setup({
   },
   guards: {
     hasQueued: ({ context }) => context.queue.size > 0,
+    /** Commands wait behind the slot that is done. */
+    queuedBehind: ({ context, event }) => event.type === 'slot.done' && context.queue.size > event.count,
     closeRequested: ({ context }) => context.closeRequested,
     notClosing: ({ context }) => !context.closeAsked,
     keepTreeOnClose: ({ context }) => keepsTreeOnClose(context.input),
@@ -405,11 +410,22 @@ export const supervisorMachine = setup({
             { guard: 'hasQueued', target: 'busy' },
             { guard: 'closeRequested', target: '#supervisor.closing' },
           ],
+          // A command arriving at an empty mailbox starts its slot in the same step.
+          on: {
+            'schedule.call': { target: 'busy', actions: 'enqueueCommand' },
+            'delivery.flushed': { target: 'busy', actions: 'enqueueCommand' },
+          },
         },
         busy: {
           description: 'The slot at the head of the mailbox runs; its write is awaited here.',
           entry: sendTo('slots', ({ context }): SlotRunEvent => ({ type: 'slot.run', commands: slotCommands(context.queue) })),
-          on: { 'slot.done': { target: 'idle', actions: ['applyEffects', 'reportFailures', 'reportSlot', 'dequeue'] } },
+          on: {
+            // With more commands waiting, the next slot starts in the same step.
+            'slot.done': [
+              { guard: 'queuedBehind', target: 'busy', reenter: true, actions: SLOT_DONE },
+              { target: 'idle', actions: SLOT_DONE },
+            ],
+          },
         },
       },
     },
