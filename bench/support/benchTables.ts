@@ -137,9 +137,30 @@ export function readRestore(text: string): Reading {
   };
 }
 
-/** Any other benchmark: every numeric row of its `measure | value` tables. */
+/**
+ * Any other benchmark: every numeric cell of its tables, named by its row's first cell (after the
+ * first column's header, unless that is `measure` or `ratio`) and by its column's header where the
+ * table has more than one value column (`tasks in the Session 100: per create`). A
+ * name that comes again in the same output is numbered (`… (2)`), so that like meets like.
+ */
 export function readMeasures(text: string): Reading {
-  const figures = [...measureRows(text)].map(([m, v]) => figure(m, v)).filter(present);
+  const figures: Figure[] = [];
+  const seen = new Map<string, number>();
+  for (const table of markdownTables(text)) {
+    for (const row of table.rows) {
+      const label = row[0];
+      if (label === undefined) continue;
+      for (let i = 1; i < row.length; i++) {
+        const first = table.header[0] ?? '';
+        const rowName = /^(measure|ratio|)$/i.test(first) ? label : `${first} ${label}`;
+        const base = table.header.length === 2 ? rowName : `${rowName}: ${table.header[i] ?? i}`;
+        const n = (seen.get(base) ?? 0) + 1;
+        seen.set(base, n);
+        const found = figure(n === 1 ? base : `${base} (${n})`, row[i]);
+        if (found !== undefined) figures.push(found);
+      }
+    }
+  }
   return { figures, notes: [] };
 }
 
