@@ -69,17 +69,12 @@ const notes = new Set<string>();
 const failures: string[] = [];
 /** The one-minute load average as each run starts: other work on the machine shows here. */
 const loads: number[] = [];
-/** Each side's compiled benchmarks, both compiled by this tree's TypeScript (support/compiled.ts). */
-let compiledBefore: (name: string) => string = () => {
-  throw new Error('the earlier commit is not compiled yet');
-};
-let compiledAfter: (name: string) => string = compiledBefore;
-
-function runBench(side: 'before' | 'after', bench: string): void {
+/** Runs one benchmark of one side: `file` is its compiled JavaScript (support/compiled.ts). */
+function runBench(side: 'before' | 'after', bench: string, file: string): void {
   const cwd = side === 'before' ? before : root;
   loads.push(loadavg()[0] ?? Number.NaN);
   const t0 = performance.now();
-  const child = spawnSync(process.execPath, ['--expose-gc', (side === 'before' ? compiledBefore : compiledAfter)(bench)], {
+  const child = spawnSync(process.execPath, ['--expose-gc', file], {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -153,14 +148,14 @@ try {
     const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: before, stdio: ['ignore', 2, 2] });
     if (ci.status !== 0) throw new Error(`npm ci in ${before} failed with exit code ${ci.status}`);
   }
-  log('compiling both trees');
-  compiledBefore = compileBenchmarks(before, root);
-  compiledAfter = compileBenchmarks(root);
+  log("compiling both trees with this tree's TypeScript");
+  const compiledBefore = compileBenchmarks(before, root);
+  const compiledAfter = compileBenchmarks(root);
   for (let i = 1; i <= runs; i++) {
     log(`run ${i} of ${runs}`);
     for (const bench of benches) {
-      runBench('before', bench);
-      runBench('after', bench);
+      runBench('before', bench, compiledBefore(bench));
+      runBench('after', bench, compiledAfter(bench));
     }
   }
   console.log(

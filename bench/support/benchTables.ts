@@ -147,12 +147,13 @@ export function readMeasures(text: string): Reading {
   const figures: Figure[] = [];
   const seen = new Map<string, number>();
   for (const table of markdownTables(text)) {
+    const first = table.header[0] ?? '';
+    const named = /^(measure|ratio|)$/i.test(first);
     for (const row of table.rows) {
       const label = row[0];
       if (label === undefined) continue;
+      const rowName = named ? label : `${first} ${label}`;
       for (let i = 1; i < row.length; i++) {
-        const first = table.header[0] ?? '';
-        const rowName = /^(measure|ratio|)$/i.test(first) ? label : `${first} ${label}`;
         const base = table.header.length === 2 ? rowName : `${rowName}: ${table.header[i] ?? i}`;
         const n = (seen.get(base) ?? 0) + 1;
         seen.set(base, n);

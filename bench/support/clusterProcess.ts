@@ -40,7 +40,6 @@ export async function startHostChild(options: ClusterChildOptions): Promise<Host
   // CLUSTER_BENCH_NODE_ARGS: more node flags for every Host process (say, `--cpu-prof --cpu-prof-dir=…`).
   const extra = (process.env.CLUSTER_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(process.execPath, [...extra, ...runnable(childPath), JSON.stringify(options)], {
-    cwd: process.cwd(),
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const waiting = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();

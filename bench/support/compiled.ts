@@ -1,23 +1,20 @@
 // The benchmarks run as JavaScript compiled by TypeScript, the same compiler and options that
 // build dist/ — the code a Host runs — and not as sources through tsx. tsx's transform keeps
 // function names by wrapping every function it defines in a naming call (esbuild's `keepNames`),
-// closures made inside hot loops included, which no shipped build does and which costs the
-// delivery burst 5–20% on its own.
+// closures made inside hot loops included, which no shipped build does (the delivery burst ran
+// 3–32% slower that way, BENCHMARKS.md).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Where the compiled tree of `root` goes: `<root>/.tmp/bench`, mirroring the source tree. */
-const compiledDir = (root: string): string => join(root, '.tmp', 'bench');
-
 /**
  * Compiles `tree`'s src/, machines/ and bench/ (and what they import) with `tree`'s
- * tsconfig.build.json, emitting JavaScript only, and answers the compiled file of each benchmark:
- * `<dir>/bench/<name>.bench.js`. `compilerRoot` is the checkout whose TypeScript compiles, so
+ * tsconfig.build.json, emitting JavaScript only into `<tree>/.tmp/bench` (mirroring the source
+ * tree), and answers the compiled file of each benchmark: `.tmp/bench/bench/<name>.bench.js`. `compilerRoot` is the checkout whose TypeScript compiles, so
  * that two trees compared are compiled alike. Throws when the compiler fails.
  */
 export function compileBenchmarks(tree: string, compilerRoot: string = tree): (name: string) => string {
-  const dir = compiledDir(tree);
+  const dir = join(tree, '.tmp', 'bench');
   const config = join(tree, '.tmp', 'tsconfig.bench.json');
   mkdirSync(join(tree, '.tmp'), { recursive: true });
   rmSync(dir, { recursive: true, force: true });

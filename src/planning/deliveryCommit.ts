@@ -53,6 +53,9 @@ function outcomeFailures(outcome: DeliveryOutcome, reused: readonly string[]): F
   return causes;
 }
 
+/** The ids of the rows a commit ends. */
+const endedIds = (puts: readonly TaskRow[]): string[] => puts.filter((row) => row.status === 'inactive').map((row) => row.record.id);
+
 /** The failures as the task actors take them: each with the backoff, or parked. */
 export function taskFailures(causes: readonly FailureCause[], retry: RetryPolicy | false): TaskFailures[] {
   return causes.map((cause) => ({
@@ -85,10 +88,7 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
     commits.push({ sessionId, reminder, attemptNow: outcome.now });
   }
   // Every put is of an active row of this Session, so the Session retires when as many of them end as it has active rows.
-  const ended = puts.some((row) => row.status === 'inactive')
-    ? new Set(puts.filter((row) => row.status === 'inactive').map((row) => row.record.id)).size
-    : 0;
-  const retire = table.activeCount(sessionId) === ended;
+  const retire = table.activeCount(sessionId) === new Set(endedIds(puts)).size;
   const settle = (committed: readonly TaskRow[], failures: readonly FailureCause[], retireSession: boolean): ActorEffect => ({
     type: 'delivery.settle',
     sessionId,
@@ -144,7 +144,7 @@ function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcom
     commits.push(commit);
   }
   if (puts.length === 0) return { reply: resolved(null), dropped };
-  const ended = puts.filter((row) => row.status === 'inactive').map((row) => row.record.id);
+  const ended = endedIds(puts);
   // Every actor takes its committed delivery (an ended one reaches `inactive`), then the ended ones are removed.
   const effects: ActorEffect[] = puts.map((row) => ({ type: 'delivery.committed', row, now: ctx.now }));
   if (ended.length > 0) {

@@ -139,29 +139,40 @@ describe('flushed attempts on their way to the commit', () => {
   });
 });
 
+/** A service on fake Sessions and memory storage, and every event its Session groups receive, in order. */
+async function serviceWithGroupEvents(clock: ReturnType<typeof createManualClock>) {
+  const events: SessionGroupEvent[] = [];
+  const svc = await createScheduleService({
+    sessions: createFakeSessions(),
+    storage: new MemoryStorage(),
+    clock,
+    inspect: (e) => {
+      const { actorRef, event } = e as { actorRef?: { id?: string }; event?: SessionGroupEvent };
+      if (e.type === '@xstate.event' && actorRef?.id?.startsWith('sessions:') && event !== undefined) events.push(event);
+    },
+  });
+  return { svc, events };
+}
+
 describe('routes to the Session groups', () => {
   it('events for live Sessions travel as sessions.send; those that spawn or retire a Session as sessions.route', async () => {
     const clock = createManualClock(T0);
-    const seen: string[] = [];
-    const svc = await createScheduleService({
-      sessions: createFakeSessions(),
-      storage: new MemoryStorage(),
-      clock,
-      inspect: (e) => {
-        const { actorRef, event } = e as { actorRef?: { id?: string }; event?: SessionGroupEvent };
-        if (e.type !== '@xstate.event' || !actorRef?.id?.startsWith('sessions:') || event === undefined) return;
-        if (event.type === 'sessions.route')
-          seen.push(`route ${event.routes.map((r) => (r.type === 'retire' ? 'retire' : r.event.type)).join(' ')}`);
-        if (event.type === 'sessions.send') seen.push(`send ${event.sends.map((r) => r.event.type).join(' ')}`);
-      },
-    });
+    const { svc, events } = await serviceWithGroupEvents(clock);
+    const seen = () =>
+      events.flatMap((event) =>
+        event.type === 'sessions.route'
+          ? [`route ${event.routes.map((r) => (r.type === 'retire' ? 'retire' : r.event.type)).join(' ')}`]
+          : event.type === 'sessions.send'
+            ? [`send ${event.sends.map((r) => r.event.type).join(' ')}`]
+            : [],
+      );
     try {
       const v = (await svc.callTool('s1', 'schedule_create', { prompt: 'p', title: 't', every_seconds: 600 })) as { id: string };
       await clock.advance(10 * MINUTE);
       await svc.whenIdle();
       expect(await svc.callTool('s1', 'schedule_delete', { id: v.id })).not.toHaveProperty('code');
       await svc.whenIdle();
-      expect(seen).toEqual(['route tasks.spawn', 'send tasks.due', 'send delivery.settle', 'route retire']);
+      expect(seen()).toEqual(['route tasks.spawn', 'send tasks.due', 'send delivery.settle', 'route retire']);
     } finally {
       await svc.close();
     }
@@ -274,17 +285,11 @@ describe('an edit whose write lands after the delivery started', () => {
 describe('Sessions retired by their deliveries', () => {
   it('a delivery that ends every active task of its Session retires the Session; one that leaves a task active does not', async () => {
     const clock = createManualClock(T0);
-    const routes: string[] = [];
-    const svc = await createScheduleService({
-      sessions: createFakeSessions(),
-      storage: new MemoryStorage(),
-      clock,
-      inspect: (e) => {
-        const { actorRef, event } = e as { actorRef?: { id?: string }; event?: SessionGroupEvent };
-        if (e.type !== '@xstate.event' || !actorRef?.id?.startsWith('sessions:') || event?.type !== 'sessions.route') return;
-        for (const r of event.routes) routes.push(r.type === 'retire' ? `retire ${r.sessionId}` : `${r.event.type} ${r.sessionId}`);
-      },
-    });
+    const { svc, events } = await serviceWithGroupEvents(clock);
+    const retired = () =>
+      events.flatMap((event) =>
+        event.type === 'sessions.route' ? event.routes.filter((r) => r.type === 'retire').map((r) => r.sessionId) : [],
+      );
     try {
       // s1: two one-shots due together; s2: a one-shot and a recurring task due together.
       for (const args of [
@@ -298,7 +303,7 @@ describe('Sessions retired by their deliveries', () => {
       await svc.whenIdle();
       await clock.advance(MINUTE);
       await svc.whenIdle();
-      expect(routes.filter((r) => r.startsWith('retire'))).toEqual(['retire s1']);
+      expect(retired()).toEqual(['s1']);
       expect((await svc.remote.list({ sessionId: 's2' })) as unknown[]).toHaveLength(1);
     } finally {
       await svc.close();
