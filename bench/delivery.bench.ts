@@ -1,7 +1,8 @@
 // Benchmark (a): 10,000 recurring tasks over 1,000 Sessions all due at the same instant, with the
 // manual clock, in-memory fake Sessions (flush resolves on a microtask) and memory storage: the wall
-// time from the timer's wake to the last delivery commit, and the messages sent (one batch per
-// Session). Beside it, measured in the same process right after: the actor library's floor
+// time from the timer's wake to the last delivery commit, the time until every actor has settled
+// (`whenIdle()`: the last commit's rows have reached their task actors too), and the messages sent
+// (one batch per Session). Beside it, measured in the same process right after: the actor library's floor
 // (support/floor.ts), the burst's own work without actors (support/workFloor.ts), and the burst's
 // ratio to each.
 import { loadavg } from 'node:os';
@@ -28,7 +29,7 @@ class TimedStorage extends MemoryStorage {
   }
 }
 
-async function run(): Promise<{ ms: number; messages: number; commits: number; document: unknown }> {
+async function run(): Promise<{ ms: number; settledMs: number; messages: number; commits: number; document: unknown }> {
   const clock = createManualClock(START);
   let wokeAt = 0;
   const setTimeout = clock.setTimeout.bind(clock);
@@ -55,9 +56,16 @@ async function run(): Promise<{ ms: number; messages: number; commits: number; d
   const commitsBefore = storage.commitCount;
   await clock.advance(3_600_000);
   await svc.whenIdle();
+  const settledAt = performance.now();
   let messages = 0;
   for (let s = 0; s < SESSIONS; s++) messages += sessions.messages(`session-${s}`).length;
-  const result = { ms: storage.lastCommitAt - wokeAt, messages, commits: storage.commitCount - commitsBefore, document };
+  const result = {
+    ms: storage.lastCommitAt - wokeAt,
+    settledMs: settledAt - wokeAt,
+    messages,
+    commits: storage.commitCount - commitsBefore,
+    document,
+  };
   await svc.close();
   return result;
 }
@@ -86,6 +94,10 @@ const designFloor = work + floor.flatBurstFloorMs;
 const spreadDesignFloor = work + floor.spreadFlatBurstFloorMs;
 const times = results.map((r) => r.ms).sort((a, b) => a - b);
 const median = quantile(times, 0.5);
+const settled = quantile(
+  results.map((r) => r.settledMs).sort((a, b) => a - b),
+  0.5,
+);
 console.log(
   `${TASKS} recurring tasks over ${SESSIONS} Sessions, all due at one instant; ${RUNS} runs after a warm-up run; load average ${load.toFixed(1)} at the start`,
 );
@@ -94,6 +106,7 @@ console.log('| measure | value |');
 console.log('|---|---:|');
 console.log(`| wake → last commit, median | ${fmt(median)} ms |`);
 console.log(`| wake → last commit, slowest | ${fmt(times.at(-1) ?? Number.NaN)} ms |`);
+console.log(`| wake → every actor settled (whenIdle), median | ${fmt(settled)} ms |`);
 console.log(`| messages sent | ${results[0]?.messages} |`);
 console.log(`| delivery commits | ${results[0]?.commits} |`);
 console.log('');
@@ -104,6 +117,7 @@ console.log('');
 console.log('| ratio | value |');
 console.log('|---|---:|');
 console.log(`| burst median / floor (every event at one machine event's cost) | ${(median / floor.burstFloorMs).toFixed(2)}× |`);
+console.log(`| wake → every actor settled / floor | ${(settled / floor.burstFloorMs).toFixed(2)}× |`);
 console.log('');
 console.log(`The burst's own work without actors, on the same rows (${sessionsPerCommit} Sessions a commit; bench/support/workFloor.ts):`);
 console.log('');

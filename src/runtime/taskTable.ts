@@ -1,6 +1,8 @@
 // The in-memory mirror of the committed domain: every row by id, the active rows of each Session,
 // and the id counter. It changes only by applying a batch that storage has acknowledged, so it is
-// always what `schedule.json` holds; the task actors' contexts are the same row objects.
+// always what `schedule.json` holds. A task actor starts from the very row object; after a
+// committed change its context is a new object whose members are the committed row's own (the
+// record and the saved history are shared, not copied).
 
 import type { TaskRow } from '../domain/types.ts';
 import type { TaskRows } from '../planning/taskRows.ts';
