@@ -2,9 +2,9 @@
 // manual clock, in-memory fake Sessions (flush resolves on a microtask) and memory storage: the wall
 // time from the timer's wake to the last delivery commit, the time until every actor has settled
 // (`whenIdle()`: the last commit's rows have reached their task actors too), and the messages sent
-// (one batch per Session). Beside it, measured in the same process right after: the actor library's floor
-// (support/floor.ts), the burst's own work without actors (support/workFloor.ts), and the burst's
-// ratio to each.
+// (one batch per Session). Beside it, measured in the same process right after: the actor
+// library's floor (support/floor.ts), the burst's own work without actors (support/workFloor.ts),
+// and the burst's ratio to each.
 import { loadavg } from 'node:os';
 import { MemoryStorage } from '../src/adapters/memoryStorage.ts';
 import type { CommitBatch } from '../src/ports.ts';
