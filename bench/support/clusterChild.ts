@@ -1,5 +1,5 @@
-// One Host process of the cluster benchmark (compiled beside clusterProcess.ts, as every benchmark; bench/support/
-// clusterProcess.ts starts it). It runs a schedule service — one Host of a cluster
+// One Host process of the cluster benchmark, compiled as every benchmark is (bench/support/
+// clusterProcess.ts starts it from beside itself). It runs a schedule service — one Host of a cluster
 // (`createClusterService` on a PostgreSQL schema), or for comparison one unclustered service on
 // `postgresStorage` or on `jsonFileStorage` in a temp folder — on a clock the parent can move
 // (clusterClock.ts), with Sessions that only record what reaches them. Commands arrive on stdin as

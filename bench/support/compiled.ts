@@ -10,8 +10,9 @@ import { join } from 'node:path';
 /**
  * Compiles `tree`'s src/, machines/ and bench/ (and what they import) with `tree`'s
  * tsconfig.build.json, emitting JavaScript only into `<tree>/.tmp/bench` (mirroring the source
- * tree), and answers the compiled file of each benchmark: `.tmp/bench/bench/<name>.bench.js`. `compilerRoot` is the checkout whose TypeScript compiles, so
- * that two trees compared are compiled alike. Throws when the compiler fails.
+ * tree), and answers the compiled file of each benchmark: `.tmp/bench/bench/<name>.bench.js`.
+ * `compilerRoot` is the checkout whose TypeScript compiles, so that two trees compared are
+ * compiled alike. Throws when the compiler fails.
  */
 export function compileBenchmarks(tree: string, compilerRoot: string = tree): (name: string) => string {
   const dir = join(tree, '.tmp', 'bench');

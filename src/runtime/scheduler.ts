@@ -377,11 +377,8 @@ export class Scheduler {
       else ids.push(id);
     }
     if (commits.length > 0) this.handOutCommits(commits, now);
-    if (bySession.size > 0)
-      this.options.onDue(
-        now,
-        Array.from(bySession, ([sessionId, ids]) => ({ sessionId, ids })),
-      );
+    const due: DueTasks[] = Array.from(bySession, ([sessionId, ids]) => ({ sessionId, ids }));
+    if (due.length > 0) this.options.onDue(now, due);
     this.rearm();
   }
 
