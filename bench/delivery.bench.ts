@@ -1,11 +1,13 @@
 // Benchmark (a): 10,000 recurring tasks over 1,000 Sessions all due at the same instant, with the
 // manual clock, in-memory fake Sessions (flush resolves on a microtask) and memory storage: the wall
 // time from the timer's wake to the last delivery commit, the time until every actor has settled
-// (`whenIdle()`: the last commit's rows have reached their task actors too), and the messages sent
-// (one batch per Session). Beside it, measured in the same process right after: the actor
+// (`whenIdle()`: the last commit's rows have reached their task actors too), the garbage
+// collections and minor page faults inside that time, and the messages sent (one batch per
+// Session). Beside it, measured in the same process right after: the actor
 // library's floor (support/floor.ts), the burst's own work without actors (support/workFloor.ts),
 // and the burst's ratio to each.
 import { loadavg } from 'node:os';
+import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { MemoryStorage } from '../src/adapters/memoryStorage.ts';
 import type { CommitBatch } from '../src/ports.ts';
 import { DEFAULT_MAX_CONCURRENT_RESTORES } from '../src/runtime/config.ts';
@@ -13,6 +15,7 @@ import { createScheduleService } from '../src/service.ts';
 import { createFakeSessions, createManualClock } from '../src/testing.ts';
 import { fmt, quantile } from './support/domains.ts';
 import { DELIVERY_BURST, floorTable, measureFloor, SPREAD_ACTORS } from './support/floor.ts';
+import { faultCostUs, minorFaults } from './support/pageFaults.ts';
 import { measureWork } from './support/workFloor.ts';
 
 const START = '2030-01-01T08:00:00.000Z';
@@ -29,7 +32,34 @@ class TimedStorage extends MemoryStorage {
   }
 }
 
-async function run(): Promise<{ ms: number; settledMs: number; messages: number; commits: number; document: unknown }> {
+/** The garbage collections V8 reports from now on, until `stop`: their count and time inside a window. */
+function watchCollections(): { within(from: number, to: number): { count: number; ms: number }; stop(): void } {
+  const entries: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    within(from, to) {
+      entries.push(...observer.takeRecords());
+      const inside = entries.filter((e) => e.startTime >= from && e.startTime + e.duration <= to);
+      return { count: inside.length, ms: inside.reduce((sum, e) => sum + e.duration, 0) };
+    },
+    stop: () => observer.disconnect(),
+  };
+}
+
+interface BurstRun {
+  readonly ms: number;
+  readonly settledMs: number;
+  /** Garbage collections between the wake and the moment every actor settled. */
+  readonly collections: { readonly count: number; readonly ms: number };
+  /** Minor page faults in that time (the clock is advanced, so they include the setup of the wake). */
+  readonly faults: number;
+  readonly messages: number;
+  readonly commits: number;
+  readonly document: unknown;
+}
+
+async function run(): Promise<BurstRun> {
   const clock = createManualClock(START);
   let wokeAt = 0;
   const setTimeout = clock.setTimeout.bind(clock);
@@ -54,14 +84,23 @@ async function run(): Promise<{ ms: number; settledMs: number; messages: number;
   // The setup's garbage is collected before the burst, so that the burst pays only for its own.
   (globalThis as { gc?: () => void }).gc?.();
   const commitsBefore = storage.commitCount;
+  const collections = watchCollections();
+  const faultsBefore = minorFaults();
   await clock.advance(3_600_000);
   await svc.whenIdle();
   const settledAt = performance.now();
+  const faults = minorFaults() - faultsBefore;
+  // V8 reports a collection after it ends: one turn of the event loop lets the last one arrive.
+  await new Promise((resolve) => setImmediate(resolve));
+  const collected = collections.within(wokeAt, settledAt);
+  collections.stop();
   let messages = 0;
   for (let s = 0; s < SESSIONS; s++) messages += sessions.messages(`session-${s}`).length;
   const result = {
     ms: storage.lastCommitAt - wokeAt,
     settledMs: settledAt - wokeAt,
+    collections: collected,
+    faults,
     messages,
     commits: storage.commitCount - commitsBefore,
     document,
@@ -77,6 +116,7 @@ for (let i = 0; i < RUNS + 1; i++) {
   if (i > 0) results.push(r); // the first run warms up
 }
 const floor = await measureFloor({ runs: RUNS });
+const faultUs = faultCostUs();
 // The burst's work on the same rows, committed about as often as the burst commits.
 const document = results[0]?.document;
 const sessionsPerCommit = Math.max(1, Math.round(SESSIONS / (results[0]?.commits ?? SESSIONS)));
@@ -86,18 +126,17 @@ for (let i = 0; i < RUNS + 1; i++) {
   const ms = await measureWork({ document, at: DUE, sessionsPerCommit, restores: DEFAULT_MAX_CONCURRENT_RESTORES });
   if (i > 0) workTimes.push(ms);
 }
-const work = quantile(
-  [...workTimes].sort((a, b) => a - b),
-  0.5,
-);
+/** The median of some runs' figures. */
+function medianOf(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return quantile(sorted, 0.5);
+}
+const work = medianOf(workTimes);
 const designFloor = work + floor.flatBurstFloorMs;
 const spreadDesignFloor = work + floor.spreadFlatBurstFloorMs;
 const times = results.map((r) => r.ms).sort((a, b) => a - b);
 const median = quantile(times, 0.5);
-const settled = quantile(
-  results.map((r) => r.settledMs).sort((a, b) => a - b),
-  0.5,
-);
+const settled = medianOf(results.map((r) => r.settledMs));
 console.log(
   `${TASKS} recurring tasks over ${SESSIONS} Sessions, all due at one instant; ${RUNS} runs after a warm-up run; load average ${load.toFixed(1)} at the start`,
 );
@@ -107,6 +146,13 @@ console.log('|---|---:|');
 console.log(`| wake → last commit, median | ${fmt(median)} ms |`);
 console.log(`| wake → last commit, slowest | ${fmt(times.at(-1) ?? Number.NaN)} ms |`);
 console.log(`| wake → every actor settled (whenIdle), median | ${fmt(settled)} ms |`);
+console.log(`| of which garbage collection, median | ${fmt(medianOf(results.map((r) => r.collections.ms)))} ms |`);
+console.log(`| garbage collections in that time, median | ${medianOf(results.map((r) => r.collections.count))} |`);
+const faults = medianOf(results.map((r) => r.faults));
+console.log(`| minor page faults in that time (fresh memory mapped), median | ${faults} |`);
+console.log(
+  `| their time at this machine's cost of one fault (${faultUs.toFixed(1)} µs, measured after the bursts) | ${fmt((faults * faultUs) / 1000)} ms |`,
+);
 console.log(`| messages sent | ${results[0]?.messages} |`);
 console.log(`| delivery commits | ${results[0]?.commits} |`);
 console.log('');

@@ -81,7 +81,7 @@ function measureRows(text: string, first = 'measure'): Map<string, string> {
 
 /**
  * The delivery benchmark: the wake-to-last-commit median and slowest of its runs and, where it
- * prints them, the wake-to-settled median, the floor's one-event cost measured in the same process
+ * prints them, the wake-to-settled median and its garbage collection, the floor's one-event cost measured in the same process
  * and the burst's ratio to the floor.
  */
 export function readDelivery(text: string): Reading {
@@ -90,6 +90,7 @@ export function readDelivery(text: string): Reading {
     'wake → last commit, median',
     'wake → last commit, slowest',
     'wake → every actor settled',
+    'of which garbage collection',
     'one event, one transition, one actor',
     'burst median / floor (every event',
   ];
