@@ -3,9 +3,9 @@
 // time from the timer's wake to the last delivery commit, the time until every actor has settled
 // (`whenIdle()`: the last commit's rows have reached their task actors too), the garbage
 // collections and minor page faults inside that time, and the messages sent (one batch per
-// Session). Beside it, measured in the same process right after: the actor
-// library's floor (support/floor.ts), the burst's own work without actors (support/workFloor.ts),
-// and the burst's ratio to each.
+// Session). Beside it, measured in the same process right after: the actor library's floor
+// (support/floor.ts), the burst's own work without actors (support/workFloor.ts), and the burst's
+// ratio to each.
 import { loadavg } from 'node:os';
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { MemoryStorage } from '../src/adapters/memoryStorage.ts';
@@ -52,7 +52,7 @@ interface BurstRun {
   readonly settledMs: number;
   /** Garbage collections between the wake and the moment every actor settled. */
   readonly collections: { readonly count: number; readonly ms: number };
-  /** Minor page faults in that time (the clock is advanced, so they include the setup of the wake). */
+  /** Minor page faults from just before the clock is advanced until every actor settled. */
   readonly faults: number;
   readonly messages: number;
   readonly commits: number;
