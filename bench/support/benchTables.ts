@@ -81,8 +81,8 @@ function measureRows(text: string, first = 'measure'): Map<string, string> {
 
 /**
  * The delivery benchmark: the wake-to-last-commit median and slowest of its runs and, where it
- * prints them, the wake-to-settled median and its garbage collection, the floor's one-event cost measured in the same process
- * and the burst's ratio to the floor.
+ * prints them, the wake-to-settled median and its garbage collection, the floor's one-event cost
+ * measured in the same process and the burst's ratio to the floor.
  */
 export function readDelivery(text: string): Reading {
   const rows = new Map([...measureRows(text), ...measureRows(text, 'ratio')]);

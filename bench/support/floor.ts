@@ -7,6 +7,7 @@
 // of several runs after a warm-up run.
 import { createActor, enqueueActions, fromPromise, setup } from 'xstate';
 import { flatMachineLogic, machineUpdates } from '../../machines/flatLogic.ts';
+import { median } from './domains.ts';
 
 /** The library's own costs, and the delivery burst's floor computed from them. */
 export interface FloorFigures {
@@ -149,12 +150,6 @@ const attemptMachine = setup({
     attempting: { invoke: { src: 'deliver', onDone: { target: 'idle', actions: 'settled' } } },
   },
 });
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const gc = (): (() => void) | undefined => (globalThis as { gc?: () => void }).gc;
 
