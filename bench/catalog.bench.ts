@@ -9,7 +9,8 @@ import type { TaskRow } from '../src/domain/types.ts';
 import type { CatalogRequest } from '../src/remote/types.ts';
 import { createScheduleService } from '../src/service.ts';
 import { createFakeSessions, createManualClock } from '../src/testing.ts';
-import { activeRows, fmt, quantile } from './support/domains.ts';
+import { activeRows, fmt } from './support/domains.ts';
+import { quantile } from './support/stats.ts';
 
 const SIZE = Number(process.env.CATALOG_TASKS ?? 10_000);
 const SESSIONS = 100;

@@ -4,7 +4,8 @@
 import { jsonFileStorage } from '../src/adapters/jsonFileStorage.ts';
 import { createScheduleService } from '../src/service.ts';
 import { createFakeSessions, createManualClock } from '../src/testing.ts';
-import { activeRows, fmt, quantile, writeDomain } from './support/domains.ts';
+import { activeRows, fmt, writeDomain } from './support/domains.ts';
+import { quantile } from './support/stats.ts';
 
 const SIZES = [1_000, 100_000];
 const SEQUENTIAL = 2_000;

@@ -7,7 +7,8 @@ import { driftOf, driftReport } from '../src/domain/drift.ts';
 import { ruleFromRecord } from '../src/domain/records.ts';
 import { wallClockFirings } from '../src/domain/recurrence.ts';
 import type { ScheduleRecord, TaskRow, WallClockRule } from '../src/domain/types.ts';
-import { fmt, quantile } from './support/domains.ts';
+import { fmt } from './support/domains.ts';
+import { quantile } from './support/stats.ts';
 
 const SIZE = Number(process.env.DRIFT_TASKS ?? 100_000);
 const ROUNDS = 7;

@@ -7,7 +7,8 @@ import type pg from 'pg';
 import { realNow } from '../../test/reliability/acceleratedClock.ts';
 import type { CallFigures } from './clusterChild.ts';
 import { type GroupOptions, LEASE_MS, POOL_MAX, startGroup } from './clusterHosts.ts';
-import { fmt, quantile } from './domains.ts';
+import { fmt } from './domains.ts';
+import { quantile } from './stats.ts';
 
 export const CREATE_SESSIONS = 1_000;
 export const SEQUENTIAL = 300;

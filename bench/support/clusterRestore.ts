@@ -11,7 +11,8 @@ import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { benchSchema } from './clusterDb.ts';
 import { SIM_START } from './clusterHosts.ts';
 import { seedRows, sessionsInShard } from './clusterSeed.ts';
-import { activeRows, fmt, quantile } from './domains.ts';
+import { activeRows, fmt } from './domains.ts';
+import { quantile } from './stats.ts';
 
 export const SHARD_TASKS = 400;
 const SHARD_SESSIONS = 20;

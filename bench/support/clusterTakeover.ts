@@ -11,7 +11,8 @@ import { liveOwners, waitSettled } from './clusterDb.ts';
 import { startGroup } from './clusterHosts.ts';
 import type { ChildEvent, HostChild } from './clusterProcess.ts';
 import { startHostChild } from './clusterProcess.ts';
-import { fmt, quantile } from './domains.ts';
+import { fmt } from './domains.ts';
+import { quantile } from './stats.ts';
 
 export const LEASE_MS = 2_000;
 export const KILLS = 20;

@@ -45,16 +45,6 @@ export function writeDomain(rows: TaskRow[]): { path: string; cleanup: () => voi
   return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export const quantile = (sorted: readonly number[], q: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-
-/** The median of some figures (the mean of the middle two when their count is even). */
-export const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 export const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 
 export const heapMb = (): number => {

@@ -7,7 +7,7 @@
 // of several runs after a warm-up run.
 import { createActor, enqueueActions, fromPromise, setup } from 'xstate';
 import { flatMachineLogic, machineUpdates } from '../../machines/flatLogic.ts';
-import { median } from './domains.ts';
+import { median } from './stats.ts';
 
 /** The library's own costs, and the delivery burst's floor computed from them. */
 export interface FloorFigures {
