@@ -35,9 +35,19 @@ function TestClockBar({ nowMs, onError }) {
 
 const CONNECTION_WORDS = { connecting: 'connecting…', live: 'live', down: 'disconnected, retrying…' };
 
-/** The tab bar: one tab stop, arrow keys (and Home/End) move between the tabs. */
+/**
+ * The tab bar: one tab stop, arrow keys (and Home/End) move between the tabs. A key chooses the
+ * next tab, and the focus moves to it once it is shown selected (the address changes first), so
+ * the focused tab is always the selected one.
+ */
 function TabBar({ panels, current, onChoose }) {
   const list = useRef(null);
+  const focusNext = useRef(null);
+  useEffect(() => {
+    if (focusNext.current !== current.id) return;
+    focusNext.current = null;
+    list.current?.querySelector(`#tab-${current.id}`)?.focus();
+  }, [current.id]);
   const onKeyDown = (event) => {
     const moves = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
     if (!(event.key in moves)) return;
@@ -45,8 +55,8 @@ function TabBar({ panels, current, onChoose }) {
     const index = panels.findIndex((p) => p.id === current.id);
     const move = moves[event.key];
     const next = Number.isFinite(move) ? (index + move + panels.length) % panels.length : move < 0 ? 0 : panels.length - 1;
+    focusNext.current = panels[next].id;
     onChoose(panels[next].id);
-    list.current?.querySelector(`#tab-${panels[next].id}`)?.focus();
   };
   return html`<nav class="tabs" aria-label="Views">
     <div role="tablist" aria-label="Views" ref=${list} onKeyDown=${onKeyDown}>
