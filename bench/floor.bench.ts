@@ -15,4 +15,6 @@ console.log(
 console.log('');
 console.log(floorTable(floor, DELIVERY_BURST));
 console.log('');
-console.log('the floor counts only events at the one-actor cost: no hops, spawns, promise actors, storage or Session I/O');
+console.log(
+  'the floors count only events (at the one-actor cost, or at their cost to one of many actors): no hops, spawns, promise actors, storage or Session I/O',
+);
