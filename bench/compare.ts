@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Figure, readerFor } from './support/benchTables.ts';
 import { compileBenchmarks } from './support/compiled.ts';
+import { median } from './support/stats.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const usage = 'usage: npm run bench:compare -- <before-commit> [--runs N] [--bench delivery,restore] [--keep]';
@@ -94,12 +95,6 @@ function runBench(side: 'before' | 'after', bench: string, file: string): void {
   results.set(bench, entry);
   log(`  ${side} ${bench}: ${seconds} s, ${reading.figures.length} figures`);
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 function table(): string {
   const lines = ['| measure | before runs | after runs | before median | after median | ratio |', '|---|---|---|---:|---:|---:|'];
