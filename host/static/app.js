@@ -55,8 +55,14 @@ function TabBar({ panels, current, onChoose }) {
     const index = panels.findIndex((p) => p.id === current.id);
     const move = moves[event.key];
     const next = Number.isFinite(move) ? (index + move + panels.length) % panels.length : move < 0 ? 0 : panels.length - 1;
-    focusNext.current = panels[next].id;
-    onChoose(panels[next].id);
+    const tab = panels[next].id;
+    if (tab === current.id) {
+      // Already selected: nothing will render, so the focus moves now and no move waits.
+      list.current?.querySelector(`#tab-${tab}`)?.focus();
+      return;
+    }
+    focusNext.current = tab;
+    onChoose(tab);
   };
   return html`<nav class="tabs" aria-label="Views">
     <div role="tablist" aria-label="Views" ref=${list} onKeyDown=${onKeyDown}>

@@ -219,6 +219,24 @@ describe('the task list at scale', () => {
     await expectNoSeriousViolations('inspector');
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => page.evaluate(() => document.activeElement?.id), POLL).toBe('tab-tasks');
+    // A key that keeps the selected tab keeps the focus there and leaves no focus move pending:
+    // a later change of address back to that tab does not pull the focus onto it.
+    await page.keyboard.press('Home');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-tasks');
+    const tabSelected = (name: string) => page.getByRole('tab', { name }).getAttribute('aria-selected');
+    await page.evaluate(() => {
+      window.location.hash = '#/inspector';
+    });
+    await expect.poll(() => tabSelected('Inspector'), POLL).toBe('true');
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.evaluate(() => {
+      window.location.hash = '#/tasks';
+    });
+    await expect.poll(() => tabSelected('Tasks'), POLL).toBe('true');
+    // Effects run after the frame that shows the render: two frames and a task let them run.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))));
+    expect(await page.evaluate(() => document.activeElement?.id)).not.toBe('tab-tasks');
+    await page.getByRole('tab', { name: 'Tasks' }).focus();
 
     const link = catalogRegion().getByRole('link', { name: 'Task 2', exact: true });
     await link.focus();
