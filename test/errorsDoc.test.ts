@@ -1,7 +1,9 @@
 // docs/errors.md is generated from the error catalog in src/domain/errors.ts: the committed page
 // must be exactly what `npm run docs` writes now, every code must be described, every call the
 // catalog names must exist, and each code must really be answered by a call the catalog names.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildErrorsDoc, ERRORS_DOC_PATH } from '../scripts/errorsDoc.ts';
 import { memoryStorage } from '../src/adapters/memoryStorage.ts';
@@ -114,6 +116,23 @@ describe('the calls the catalog names', () => {
         () => {
           storage.failNextCommit();
           return h.svc.callTool('s1', 'schedule_create', { ...base, after_seconds: 60 });
+        },
+      ],
+      ['unknown_tool', 'callTool', () => h.svc.callTool('s1', 'schedule_frobnicate', {})],
+      [
+        'storage_locked',
+        'jsonFileStorage',
+        async () => {
+          const dir = mkdtempSync(join(tmpdir(), 'errors-doc-'));
+          const path = join(dir, 'schedule.json');
+          const first = api.jsonFileStorage({ path });
+          await first.open();
+          try {
+            return await api.jsonFileStorage({ path }).open();
+          } finally {
+            await first.close();
+            rmSync(dir, { recursive: true, force: true });
+          }
         },
       ],
       ['corrupt_schedule_log', 'decodeScheduleChange', () => api.decodeScheduleChange({ version: 2 })],

@@ -28,7 +28,7 @@ const MAX_CHAIN = 16;
 
 /**
  * Another live process (or another open storage in this process) owns the domain. Its code is
- * `internal_error`: nothing is wrong with the data; the Host must close the other owner first.
+ * `storage_locked`: nothing is wrong with the data; the Host must close the other owner first.
  */
 export class StorageLockedError extends ScheduleError {
   readonly lockPath: string;
@@ -37,7 +37,7 @@ export class StorageLockedError extends ScheduleError {
   constructor(lockPath: string, ownerPid: number, takingOver = false) {
     const who = ownerPid === process.pid ? 'this process (another open storage)' : `process ${ownerPid}`;
     super(
-      'internal_error',
+      'storage_locked',
       takingOver
         ? `The schedule domain is being taken over by ${who}: lock file ${lockPath}. Close that scheduler first.`
         : `The schedule domain is in use by ${who}: lock file ${lockPath}. Close the scheduler that holds it first; a lock left by a process that no longer exists is taken over automatically.`,

@@ -13,6 +13,9 @@ export const ERROR_CODES = [
   'schedule_conflict',
   'delivery_cursor_not_found',
   'persistence_uncertain',
+  'idempotency_conflict',
+  'storage_locked',
+  'unknown_tool',
   'owner_unavailable',
   'corrupt_schedule_log',
   'internal_error',
@@ -59,7 +62,7 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   },
   invalid_selector: {
     meaning:
-      'The request has the wrong shape: not exactly one timing selector, an argument or member the call does not take (named in the message), a malformed or skipped local `at`, a `change` of a kind that cannot be set, tool arguments or a remote request that are not an object, a missing or non-string `id` of a tool, a missing or non-string `sessionId` of a remote request, or a tool name that does not exist.',
+      'The request has the wrong shape: not exactly one timing selector, an argument or member the call does not take (named in the message), a malformed or skipped local `at`, a `change` of a kind that cannot be set, tool arguments or a remote request that are not an object, a missing or non-string `id` of a tool, a missing or non-string `sessionId` of a remote request, or a `callId` that is not a string of 1 to 256 characters.',
     answeredBy: [...EVERY_CALL, 'parseTimingSelector'],
     nextStep: 'Fix the request as the message says (it lists what is accepted) and send it again. Nothing was written.',
   },
@@ -125,6 +128,25 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
     answeredBy: ['schedule_create', 'schedule_update', 'schedule_delete', 'remote.update', 'remote.delete', 'archive.sessionStop', 'close'],
     nextStep:
       'Read the tasks again (`schedule_list`, `remote.catalog`) to see whether the change is there before retrying; fix the storage (disk space, permissions) if it keeps failing.',
+  },
+  idempotency_conflict: {
+    meaning:
+      'The call carries a `callId` (or an `Idempotency-Key`) that this Session already used for another call: another tool or method, or other arguments. Remembered calls are kept for 24 hours.',
+    answeredBy: ['schedule_create', 'schedule_update', 'schedule_delete', 'remote.update', 'remote.delete', 'remote.pause', 'remote.resume', 'remote.trigger', 'remote.reanchor'],
+    nextStep:
+      'A retry must repeat the first call exactly; a new call needs a new `callId`. Nothing was written.',
+  },
+  storage_locked: {
+    meaning:
+      'The stored schedule is held by another running scheduler: the lock file beside `schedule.json`, or the owner lock of a PostgreSQL schema. The message names the holder.',
+    answeredBy: ['createScheduleService', 'jsonFileStorage', 'postgresStorage'],
+    nextStep:
+      'Close the scheduler that holds it (a lock left by a process that has ended is taken over at once). Several Hosts on one PostgreSQL schema need the cluster service, which shares it by shards.',
+  },
+  unknown_tool: {
+    meaning: 'The tool name is not one of the schedule tools (`schedule_create`, `schedule_list`, `schedule_update`, `schedule_delete`).',
+    answeredBy: ['callTool'],
+    nextStep: 'Call one of the tools `toolDefinitions` lists. Nothing was written.',
   },
   owner_unavailable: {
     meaning:

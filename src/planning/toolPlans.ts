@@ -60,7 +60,7 @@ export function planToolCall(ctx: SlotContext, sessionId: string, name: string, 
     }
     default:
       throw new ScheduleError(
-        'invalid_selector',
+        'unknown_tool',
         `There is no tool ${describeValue(name)}; the schedule tools are ${listWords(TOOL_NAMES)}.`,
       );
   }

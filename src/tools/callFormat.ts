@@ -11,6 +11,12 @@ export interface ToolCallOptions {
   readonly signal?: AbortSignal;
   /** The format the tools were offered in (`toolDefinitionsFor`); `'openai-strict'` reads null members as absent. */
   readonly format?: ToolFormat;
+  /**
+   * The model API's own id of this tool call (Anthropic `tool_use.id`, OpenAI `call_id`, the AI
+   * SDK's `toolCallId`): a mutating call repeated with the same id in the same Session answers
+   * the first answer and writes nothing (SPEC §15). A string of 1 to 256 characters.
+   */
+  readonly callId?: string;
 }
 
 /** Deeper than any tool's arguments go; below it values are left as they are (and refused by the handler). */

@@ -68,10 +68,10 @@ describe('tool calls over HTTP', () => {
     });
   });
 
-  it('an unknown tool is invalid_selector', async () => {
+  it('an unknown tool is unknown_tool', async () => {
     expect(await t.send('POST', '/api/sessions/demo/tools/schedule_explode', {})).toMatchObject({
-      status: 400,
-      body: { code: 'invalid_selector' },
+      status: 404,
+      body: { code: 'unknown_tool' },
     });
   });
 });

@@ -46,7 +46,7 @@ describe('unexpected errors', () => {
 
   it('an unknown tool name and a bad Session id are refused clearly', async () => {
     const h = await harness();
-    expect(await h.svc.callTool('s1', 'schedule_frobnicate', {})).toMatchObject({ code: 'invalid_selector' });
+    expect(await h.svc.callTool('s1', 'schedule_frobnicate', {})).toMatchObject({ code: 'unknown_tool' });
     await expect(h.svc.callTool('', 'schedule_list', {})).rejects.toThrow(TypeError);
   });
 });

@@ -30,7 +30,7 @@ describe('jsonFileStorage lock', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageLockedError);
     expect(error).toBeInstanceOf(ScheduleError);
-    expect(error).toMatchObject({ code: 'internal_error', ownerPid: process.pid, lockPath: lockPathFor(path) });
+    expect(error).toMatchObject({ code: 'storage_locked', ownerPid: process.pid, lockPath: lockPathFor(path) });
     expect((error as Error).message).toContain('in use');
     await first.close();
     const second = jsonFileStorage({ path });

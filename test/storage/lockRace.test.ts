@@ -75,7 +75,7 @@ describe('stale lock take-over', () => {
   it('two processes started together on a lock naming an exited process: exactly one opens, 20 rounds', async () => {
     const figures = await runLockRace({ rounds: 20, seed: 11 });
     expect(figures).toMatchObject({ rounds: 20, doubleOpens: 0, noOpens: 0, lostWrites: 0 });
-    expect(figures.refusals).toEqual({ 'StorageLockedError internal_error': 20 });
+    expect(figures.refusals).toEqual({ 'StorageLockedError storage_locked': 20 });
   });
 
   it('the lock records the owner’s pid, boot id and process start time', async () => {
