@@ -59,8 +59,16 @@ export interface SupervisorRuntime {
 
 /** What a mailbox slot does; the service's `executeCommand` actor interprets it. */
 export type Operation =
-  | { readonly kind: 'tool'; readonly sessionId: string; readonly name: string; readonly args: unknown; readonly signal?: AbortSignal }
-  | { readonly kind: 'remote'; readonly method: RemoteMethod; readonly request: unknown }
+  | {
+      readonly kind: 'tool';
+      readonly sessionId: string;
+      readonly name: string;
+      readonly args: unknown;
+      readonly signal?: AbortSignal;
+      /** The caller's id of this call (SPEC §15); checked when the slot runs. */
+      readonly callId?: unknown;
+    }
+  | { readonly kind: 'remote'; readonly method: RemoteMethod; readonly request: unknown; readonly callId?: unknown }
   | { readonly kind: 'archive.activity'; readonly sessionId: string }
   | { readonly kind: 'archive.stop'; readonly sessionId: string }
   | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };

@@ -53,11 +53,19 @@ export interface ToolCall<N extends string = string> {
   readonly name: N;
   readonly args: unknown;
   readonly signal?: AbortSignal;
+  /** The model API's id of this tool call: a mutating call repeated with it answers the first answer (SPEC §15). */
+  readonly callId?: string;
 }
 
 /** A remote call, one member per method; the request is checked when the call runs. */
 export type RemoteCall<M extends RemoteMethod = RemoteMethod> = {
-  readonly [K in M]: { readonly kind: 'remote'; readonly method: K; readonly request?: unknown };
+  readonly [K in M]: {
+    readonly kind: 'remote';
+    readonly method: K;
+    readonly request?: unknown;
+    /** An idempotency key: a mutating method repeated with it in the same Session answers the first answer (SPEC §15). */
+    readonly callId?: string;
+  };
 }[M];
 
 /** An archive admission call, one member per method. */

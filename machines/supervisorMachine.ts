@@ -98,12 +98,18 @@ export interface RuntimeInput {
 /** The mailbox operation a Host's call stands for. */
 export function callOperation(call: ScheduleCall): Operation {
   switch (call.kind) {
-    case 'tool':
-      return call.signal === undefined
-        ? { kind: 'tool', sessionId: call.sessionId, name: call.name, args: call.args }
-        : { kind: 'tool', sessionId: call.sessionId, name: call.name, args: call.args, signal: call.signal };
+    case 'tool': {
+      const op = { kind: 'tool', sessionId: call.sessionId, name: call.name, args: call.args } as const;
+      return {
+        ...op,
+        ...(call.signal === undefined ? {} : { signal: call.signal }),
+        ...(call.callId === undefined ? {} : { callId: call.callId }),
+      };
+    }
     case 'remote':
-      return { kind: 'remote', method: call.method, request: call.request };
+      return call.callId === undefined
+        ? { kind: 'remote', method: call.method, request: call.request }
+        : { kind: 'remote', method: call.method, request: call.request, callId: call.callId };
     case 'archive':
       return call.method === 'sessionActivity'
         ? { kind: 'archive.activity', sessionId: call.sessionId }

@@ -1,6 +1,7 @@
 // The ports through which the scheduler touches the world (docs/api.md, docs/delivery.md): the Host's Sessions,
 // the clock and its timers, durable storage of the JSON domain, and a logger. Adapters in
 // src/adapters/ implement the clock and storage; the Host implements the Session controller.
+import type { CallRef, RememberedCall } from './domain/rememberedCalls.ts';
 import type { TaskRow } from './domain/types.ts';
 
 /** A message the scheduler appends to a Session: a user-role follow-up produced by `schedule`. */
@@ -10,10 +11,27 @@ export interface FollowupMessage {
   readonly text: string;
 }
 
+/**
+ * The shard lease a cluster Host appends a message under (`createClusterService`): the Host, the
+ * shard of the Session and the epoch of the Host's term on it. Sessions kept in the cluster's
+ * database fence their write with it, as a commit is fenced (`checkFence`).
+ */
+export interface FollowupLease {
+  readonly hostId: string;
+  readonly shard: number;
+  readonly epoch: number;
+}
+
 /** What the scheduler tells the Session about a message, so a Host can drop a redelivery. */
 export interface FollowupMeta {
   /** One `<taskId>@<occurrence scheduledAt>` per reminder in the message. */
   readonly idempotencyKeys: string[];
+  /**
+   * Set by a cluster Host only: the lease the message is appended under. A Session that persists
+   * in the cluster's database writes the message only while that lease is the Host's at its epoch;
+   * any other Session may ignore it.
+   */
+  readonly lease?: FollowupLease;
 }
 
 /** A live Agent of one Session, as the Host exposes it to the scheduler. */
@@ -57,6 +75,8 @@ export interface StoredDomain {
   readonly nextTaskNumber: number;
   /** The time-zone data version the domain records (absent when it never recorded one). */
   readonly tzdata?: string;
+  /** Remembered calls of idempotent requests (SPEC §15), oldest first; absent when there are none. */
+  readonly calls?: readonly RememberedCall[];
 }
 
 /** One atomic change to the domain: rows to write (by record id) and ids to remove. */
@@ -67,6 +87,10 @@ export interface CommitBatch {
   readonly nextTaskNumber?: number;
   /** When present, the time-zone data version to record in the domain. */
   readonly tzdata?: string;
+  /** Calls to remember (a call that succeeded with a `callId`), durable with the rows in the same commit. */
+  readonly calls?: readonly RememberedCall[];
+  /** Remembered calls to forget (past their retention); applied before `calls`. */
+  readonly forgetCalls?: readonly CallRef[];
 }
 
 /**

@@ -18,6 +18,7 @@ import type {
   CatalogRequest,
   DriftReport,
   HistoryRequest,
+  RemoteCallOptions,
   RemoteUpdateRequest,
   SessionRef,
   TaskRef,
@@ -69,24 +70,24 @@ export interface ScheduleService {
     /** One page of a task's saved deliveries, newest first. */
     history(request: HistoryRequest): Promise<HistoryPage | ToolFailure>;
     /** A complete-record compare-and-set; answers the task's view after the update. */
-    update(request: RemoteUpdateRequest): Promise<ScheduleView | ToolFailure>;
+    update(request: RemoteUpdateRequest, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Deletes a task (active or ended) with its history; a refusal is a `TaskNotDeleted`. */
-    delete(request: TaskRef): Promise<DeleteResult>;
+    delete(request: TaskRef, options?: RemoteCallOptions): Promise<DeleteResult>;
     /** Pauses an active task (kept, never delivered until resumed or run now); a paused task is answered as it is. */
-    pause(request: TaskRef): Promise<ScheduleView | ToolFailure>;
+    pause(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Resumes a paused task; a recurring one skips the occurrences it missed while paused. */
-    resume(request: TaskRef): Promise<ScheduleView | ToolFailure>;
+    resume(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Run now: one extra delivery as soon as the Session can take it (receipt `trigger: "manual"`). */
-    trigger(request: TaskRef): Promise<ScheduleView | ToolFailure>;
+    trigger(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Active daily, weekly and cron tasks whose committed target the current time-zone data no longer yields. */
     drift(): Promise<DriftReport>;
     /**
      * Moves a drifted task's target to its rule's first occurrence after now (one write, one
      * `schedule/changed`) and answers its view; a task that is not drifted is answered unchanged.
      */
-    reanchor(request: TaskRef): Promise<ScheduleView | ToolFailure>;
+    reanchor(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Re-anchors every drifted task named (or all of them) in one write, one change per Session. */
-    reanchor(request: BulkReanchorRequest): Promise<BulkReanchorResult | ToolFailure>;
+    reanchor(request: BulkReanchorRequest, options?: RemoteCallOptions): Promise<BulkReanchorResult | ToolFailure>;
   };
   /** Archive admission for the Host's Session archive. Rejects with a ScheduleError on failure. */
   readonly archive: {
@@ -107,6 +108,10 @@ interface PendingCall {
   resolve(value: ReplyValue): void;
   reject(error: ScheduleReplyError): void;
 }
+
+/** The `callId` member of a call, when the caller gave one (checked when the call runs). */
+const keyed = (options: { readonly callId?: string } | undefined): { callId?: string } =>
+  options?.callId === undefined ? {} : { callId: options.callId };
 
 /** Opens the domain and starts the actor system. Rejects with `corrupt_schedule_log` on a bad domain. */
 export async function createScheduleService(options: ScheduleServiceOptions): Promise<ScheduleService> {
@@ -166,10 +171,10 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
   }
 
   // Each form of the request answers its own form; one body serves both overloads.
-  function reanchor(request: TaskRef): Promise<ScheduleView | ToolFailure>;
-  function reanchor(request: BulkReanchorRequest): Promise<BulkReanchorResult | ToolFailure>;
-  function reanchor(request: TaskRef | BulkReanchorRequest) {
-    return call({ kind: 'remote', method: 'reanchor', request });
+  function reanchor(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
+  function reanchor(request: BulkReanchorRequest, options?: RemoteCallOptions): Promise<BulkReanchorResult | ToolFailure>;
+  function reanchor(request: TaskRef | BulkReanchorRequest, options?: RemoteCallOptions) {
+    return call({ kind: 'remote', method: 'reanchor', request, ...keyed(options) });
   }
 
   const service: ScheduleService = {
@@ -184,22 +189,18 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
       if (formatError !== undefined) return Promise.reject(formatError);
       const toolArgs = argumentsForFormat(args, callOptions?.format);
       const signal = callOptions?.signal;
-      return call(
-        signal === undefined
-          ? { kind: 'tool', sessionId, name, args: toolArgs }
-          : { kind: 'tool', sessionId, name, args: toolArgs, signal },
-      );
+      return call({ kind: 'tool', sessionId, name, args: toolArgs, ...(signal === undefined ? {} : { signal }), ...keyed(callOptions) });
     },
     remote: {
       catalog,
       get: (request) => call({ kind: 'remote', method: 'get', request }),
       list: (request) => call({ kind: 'remote', method: 'list', request }),
       history: (request) => call({ kind: 'remote', method: 'history', request }),
-      update: (request) => call({ kind: 'remote', method: 'update', request }),
-      delete: (request) => call({ kind: 'remote', method: 'delete', request }),
-      pause: (request) => call({ kind: 'remote', method: 'pause', request }),
-      resume: (request) => call({ kind: 'remote', method: 'resume', request }),
-      trigger: (request) => call({ kind: 'remote', method: 'trigger', request }),
+      update: (request, options) => call({ kind: 'remote', method: 'update', request, ...keyed(options) }),
+      delete: (request, options) => call({ kind: 'remote', method: 'delete', request, ...keyed(options) }),
+      pause: (request, options) => call({ kind: 'remote', method: 'pause', request, ...keyed(options) }),
+      resume: (request, options) => call({ kind: 'remote', method: 'resume', request, ...keyed(options) }),
+      trigger: (request, options) => call({ kind: 'remote', method: 'trigger', request, ...keyed(options) }),
       drift: () => call({ kind: 'remote', method: 'drift' }),
       reanchor,
     },

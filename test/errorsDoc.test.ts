@@ -118,6 +118,14 @@ describe('the calls the catalog names', () => {
           return h.svc.callTool('s1', 'schedule_create', { ...base, after_seconds: 60 });
         },
       ],
+      [
+        'idempotency_conflict',
+        'schedule_create',
+        async () => {
+          await h.svc.callTool('s1', 'schedule_create', { ...base, after_seconds: 60 }, { callId: 'call-1' });
+          return h.svc.callTool('s1', 'schedule_create', { ...base, after_seconds: 120 }, { callId: 'call-1' });
+        },
+      ],
       ['unknown_tool', 'callTool', () => h.svc.callTool('s1', 'schedule_frobnicate', {})],
       [
         'storage_locked',

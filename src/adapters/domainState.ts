@@ -3,6 +3,7 @@
 // (every put must encode to a row the strict decoder accepts), and the application of a batch —
 // including a replayed journal line's delivery deltas, each onto the row held at that point.
 // Adapters change this view only after the batch holding the change is durable.
+import { decodeCallRefs, decodeRememberedCalls, encodeCallRef, encodeRememberedCall } from '../domain/codec/calls.ts';
 import {
   applyDeliveryDelta,
   type DomainBatch,
@@ -16,6 +17,7 @@ import {
 import { corrupt, type Place, type Where } from '../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
 import { isValidId } from '../domain/fields.ts';
+import { type CallRef, callKey, type RememberedCall } from '../domain/rememberedCalls.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { CommitBatch } from '../ports.ts';
 
@@ -95,7 +97,7 @@ export function prepareBatch(batch: CommitBatch, stored?: StoredRows): PreparedB
   if (tz !== undefined && (typeof tz !== 'string' || tz.length === 0 || tz.length > 64)) {
     throw new ScheduleError('internal_error', `Refusing to commit: tzdata ${String(tz)} is not a time-zone data version.`);
   }
-  const tzdata = tz === undefined ? {} : { tzdata: tz };
+  const tzdata = { ...(tz === undefined ? {} : { tzdata: tz }), ...preparedCalls(batch) };
   const derived = nextTaskNumberAfter(
     puts.map((row) => row.record.id),
     given ?? 1,
@@ -103,6 +105,28 @@ export function prepareBatch(batch: CommitBatch, stored?: StoredRows): PreparedB
   return given === undefined && derived === 1
     ? { puts, deletes: [...batch.deletes], ...tzdata }
     : { puts, deletes: [...batch.deletes], nextTaskNumber: derived, ...tzdata };
+}
+
+/**
+ * A batch's remembered and forgotten calls, checked by a round trip through the codec (so what is
+ * kept is a copy the caller cannot change, and exactly what a reopen would read).
+ *
+ * @throws ScheduleError `internal_error` naming the problem.
+ */
+function preparedCalls(batch: CommitBatch): { calls?: RememberedCall[]; forgetCalls?: CallRef[] } {
+  const out: { calls?: RememberedCall[]; forgetCalls?: CallRef[] } = {};
+  try {
+    if (batch.calls !== undefined && batch.calls.length > 0) {
+      out.calls = decodeRememberedCalls(JSON.parse(JSON.stringify(batch.calls.map(encodeRememberedCall))), 'commit', 'calls');
+    }
+    if (batch.forgetCalls !== undefined && batch.forgetCalls.length > 0) {
+      out.forgetCalls = decodeCallRefs(batch.forgetCalls.map(encodeCallRef), 'commit', 'forgetCalls');
+    }
+  } catch (error) {
+    const reason = isScheduleError(error) ? error.message : String(error);
+    throw new ScheduleError('internal_error', `Refusing to store an invalid remembered call: ${reason}`, { cause: error });
+  }
+  return out;
 }
 
 /**
@@ -116,11 +140,14 @@ export class DomainState {
   private unindexed: readonly TaskRow[] | undefined;
   private counter: number;
   private tz: string | undefined;
+  /** Remembered calls by `callKey`, oldest first. */
+  private readonly remembered = new Map<string, RememberedCall>();
 
   constructor(snapshot: DomainSnapshot = { tasks: [], nextTaskNumber: 1 }) {
     if (snapshot.tasks.length > 0) this.unindexed = snapshot.tasks;
     this.counter = snapshot.nextTaskNumber;
     this.tz = snapshot.tzdata;
+    for (const call of snapshot.calls ?? []) this.remembered.set(callKey(call), call);
   }
 
   /** The rows by id, indexing the starting snapshot's rows first if that has not happened yet. */
@@ -158,6 +185,8 @@ export class DomainState {
       rows.set(delta.id, applyDeliveryDelta(base, delta, source, field));
     }
     if (batch.tzdata !== undefined) this.tz = batch.tzdata;
+    for (const ref of batch.forgetCalls ?? []) this.remembered.delete(callKey(ref));
+    for (const call of batch.calls ?? []) this.remembered.set(callKey(call), call);
     const floor = Math.max(this.counter, batch.nextTaskNumber ?? 1);
     this.counter = nextTaskNumberAfter(
       batch.puts.map((row) => row.record.id),
@@ -174,6 +203,11 @@ export class DomainState {
     return this.tz;
   }
 
+  /** The remembered calls, oldest first. */
+  get calls(): readonly RememberedCall[] {
+    return [...this.remembered.values()];
+  }
+
   /** The stored row with this id, if any. */
   get(id: string): TaskRow | undefined {
     return this.indexed().get(id);
@@ -187,7 +221,11 @@ export class DomainState {
   /** The whole domain as a snapshot (a fresh array of the stored rows). */
   snapshot(): DomainSnapshot {
     const tasks = this.unindexed === undefined ? [...this.rows.values()] : this.unindexed.slice();
-    const snapshot = { tasks, nextTaskNumber: this.counter };
+    const snapshot = {
+      tasks,
+      nextTaskNumber: this.counter,
+      ...(this.remembered.size === 0 ? {} : { calls: [...this.remembered.values()] }),
+    };
     return this.tz === undefined ? snapshot : { ...snapshot, tzdata: this.tz };
   }
 }

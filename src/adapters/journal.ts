@@ -148,7 +148,8 @@ export function journalBatch(batch: DomainBatch, baseOf: (id: string) => TaskRow
     else deliveries.push(delta);
   }
   if (deliveries.length === 0) return batch;
-  const out = { puts, deletes: batch.deletes, deliveries, ...(batch.tzdata === undefined ? {} : { tzdata: batch.tzdata }) };
+  const { nextTaskNumber: _n, source: _s, ...rest } = batch;
+  const out = { ...rest, puts, deliveries };
   return batch.nextTaskNumber === undefined ? out : { ...out, nextTaskNumber: batch.nextTaskNumber };
 }
 

@@ -259,7 +259,7 @@ export class JsonFileStorage implements ScheduleStorage {
     domain.documentBytes = await writeFileAtomic(
       this.fs,
       this.path,
-      encodeDocumentChunks(state.tasks(), state.nextTaskNumber, state.tzdata),
+      encodeDocumentChunks(state.tasks(), state.nextTaskNumber, state.tzdata, state.calls),
       {
         onData: (data) => hash.update(data),
         beforeRename: () => journal.appendFold(hash.digest()),

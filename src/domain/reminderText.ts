@@ -25,7 +25,7 @@ export function oneShotText(id: string, occurrenceAt: string, prompt: string): s
 }
 
 /** Batch entries in message order: by occurrence, then by id (plain string comparison). */
-export function orderBatch(entries: readonly BatchEntry[]): BatchEntry[] {
+export function orderBatch<E extends BatchEntry>(entries: readonly E[]): E[] {
   const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   return [...entries].sort((a, b) => compare(a.occurrenceAt, b.occurrenceAt) || compare(a.id, b.id));
 }
@@ -38,3 +38,14 @@ export function batchText(entries: readonly BatchEntry[]): string {
 
 /** The idempotency key of one reminder in a message: `<taskId>@<occurrence scheduledAt>`. */
 export const idempotencyKey = (id: string, occurrenceAt: string): string => `${id}@${occurrenceAt}`;
+
+/**
+ * The idempotency key of a run-now delivery: `<taskId>@<request instant>#run-now` followed by
+ * `:<message id of the task's previous delivery>` when it has one. The request instant alone can
+ * repeat (two requests at one clock reading, or one at the instant of an occurrence already
+ * delivered), so the key also names the delivery it follows: that is stored with the row, so a
+ * redelivery after a crash repeats the key, while every later delivery of the task follows
+ * another message and gets another key.
+ */
+export const runNowKey = (id: string, requestedAt: string, previousMessageId: string | undefined): string =>
+  `${id}@${requestedAt}#run-now${previousMessageId === undefined ? '' : `:${previousMessageId}`}`;

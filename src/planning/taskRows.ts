@@ -1,6 +1,7 @@
 // What a slot plan reads of the committed domain: a Session's rows by id, the active rows, every
-// row and the recorded time-zone data version. The plan reserves a task id through it and
+// row, the recorded time-zone data version and the remembered calls of idempotent requests. The plan reserves a task id through it and
 // never changes a row; the slot runner's in-memory table implements it.
+import type { CallRef, RememberedCall } from '../domain/rememberedCalls.ts';
 import type { TaskRow } from '../domain/types.ts';
 
 export interface TaskRows {
@@ -21,4 +22,8 @@ export interface TaskRows {
    * fails. `nextTaskNumber`, when present, is the id counter the write records.
    */
   reserveId(): { id: string; nextTaskNumber?: number };
+  /** The remembered call of this Session and `callId`, if any (SPEC §15). */
+  rememberedCall(ref: CallRef): RememberedCall | undefined;
+  /** Every remembered call, oldest first. */
+  rememberedCalls(): Iterable<RememberedCall>;
 }

@@ -5,6 +5,16 @@
 /** `remote.drift()`'s answer and its entries. */
 export type { DriftEntry, DriftReport } from '../domain/drift.ts';
 
+/**
+ * The options of a mutating remote method (`update`, `delete`, `pause`, `resume`, `trigger`,
+ * `reanchor`): `callId` is an idempotency key (1 to 256 characters, such as an HTTP
+ * `Idempotency-Key`). The same key in the same Session with the same request answers the first
+ * answer and writes nothing; with another method or request it is `idempotency_conflict` (SPEC §15).
+ */
+export interface RemoteCallOptions {
+  readonly callId?: string;
+}
+
 /** One task of one Session. */
 export interface TaskRef {
   readonly sessionId: string;

@@ -10,7 +10,7 @@ import { isTargetDueAt } from '../domain/due.ts';
 import { formatInstant, instantMs } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
 import { latestOccurrence } from '../domain/recurrence.ts';
-import { batchText, idempotencyKey, oneShotText, orderBatch } from '../domain/reminderText.ts';
+import { batchText, idempotencyKey, oneShotText, orderBatch, runNowKey } from '../domain/reminderText.ts';
 import { type FailureStage, isRecurringKind, type TaskRow } from '../domain/types.ts';
 import type { Clock, FollowupMessage, Logger, ScheduleAgent, SessionController } from '../ports.ts';
 import type { Limiter } from './limiter.ts';
@@ -55,6 +55,12 @@ export function occurrenceToDeliver(row: TaskRow, now: number): Reminder {
   return { row, occurrence: latestOccurrence(ruleFromRecord(row.record), target, now) };
 }
 
+/** The idempotency key of one reminder (a run-now delivery's key names the delivery it follows). */
+const keyOf = (reminder: Reminder, occurrenceAt: string): string =>
+  reminder.trigger === 'manual'
+    ? runNowKey(reminder.row.record.id, occurrenceAt, reminder.row.lastDelivery?.messageId)
+    : idempotencyKey(reminder.row.record.id, occurrenceAt);
+
 /** The messages of one attempt, in the order they are appended (earliest occurrence first). */
 export function planMessages(rows: readonly TaskRow[], now: number): PlannedMessage[] {
   const messages: PlannedMessage[] = [];
@@ -68,20 +74,20 @@ export function planMessages(rows: readonly TaskRow[], now: number): PlannedMess
     const at = formatInstant(reminder.occurrence);
     messages.push({
       text: oneShotText(row.record.id, at, row.record.prompt),
-      keys: [idempotencyKey(row.record.id, at)],
+      keys: [keyOf(reminder, at)],
       reminders: [reminder],
       first: reminder.occurrence,
     });
   }
   if (recurring.length > 0) {
     const entries = orderBatch(
-      recurring.map((r) => ({ id: r.row.record.id, occurrenceAt: formatInstant(r.occurrence), prompt: r.row.record.prompt })),
+      recurring.map((r) => ({ id: r.row.record.id, occurrenceAt: formatInstant(r.occurrence), prompt: r.row.record.prompt, reminder: r })),
     );
     let first = Number.POSITIVE_INFINITY;
     for (const r of recurring) first = Math.min(first, r.occurrence);
     messages.push({
       text: batchText(entries),
-      keys: entries.map((e) => idempotencyKey(e.id, e.occurrenceAt)),
+      keys: entries.map((e) => keyOf(e.reminder, e.occurrenceAt)),
       reminders: recurring,
       first,
     });

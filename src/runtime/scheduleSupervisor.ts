@@ -25,6 +25,7 @@ import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports
 import { type ResolvedConfig, resolveConfig } from './config.ts';
 import { deliverBatch } from './deliveryAttempt.ts';
 import { IdleWatch, type Quiet } from './idleWatch.ts';
+import { InDoubtCalls } from './inDoubtCalls.ts';
 import { Limiter } from './limiter.ts';
 import { Scheduler } from './scheduler.ts';
 import { type ActorReader, runSlot, type SlotRunnerDeps } from './slotRunner.ts';
@@ -66,6 +67,8 @@ export class ScheduleRuntime implements SupervisorRuntime {
   );
   readonly scheduler: Scheduler;
   private sink: TimerSink | null = null;
+  /** Idempotent calls whose write came back uncertain (retried with the same batch). */
+  private readonly inDoubt = new InDoubtCalls();
 
   constructor(
     readonly ports: Ports,
@@ -129,7 +132,7 @@ export class ScheduleRuntime implements SupervisorRuntime {
 
   get slotDeps(): SlotRunnerDeps {
     const { storage, clock, logger, config } = this.ports;
-    return { table: this.table, storage, clock, logger, config, scheduler: this.scheduler, actors: this.actors };
+    return { table: this.table, storage, clock, logger, config, scheduler: this.scheduler, actors: this.actors, inDoubt: this.inDoubt };
   }
 
   get retry(): ResolvedConfig['retry'] {

@@ -7,9 +7,12 @@
 // receipts the Session acknowledged are handed to the scheduler as pending: their write is retried,
 // not their delivery; any successful write retries them at once.
 import type { ActorEffect, DomainChange, FailureCause, MailboxCommand, Operation } from '../../machines/events.ts';
+import { isPlainObject } from '../domain/argShape.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
+import { checkCallId, isIdempotentOperation } from '../domain/rememberedCalls.ts';
 import type { DeliveryFailure, TaskRow } from '../domain/types.ts';
 import { planDeliveryCommit, taskFailures } from '../planning/deliveryCommit.ts';
+import { planIdempotent } from '../planning/idempotentPlans.ts';
 import type { SlotContext } from '../planning/mutations.ts';
 import type { PendingCommit } from '../planning/pendingReceipts.ts';
 import { planRemote, planSessionActivity, planSessionStop } from '../planning/remotePlans.ts';
@@ -17,6 +20,7 @@ import { rejected, resolved, type SlotPlan, type SlotReply } from '../planning/s
 import { planToolCall } from '../planning/toolPlans.ts';
 import type { Clock, CommitBatch, Logger, ScheduleStorage } from '../ports.ts';
 import type { ResolvedConfig } from './config.ts';
+import type { InDoubtCalls } from './inDoubtCalls.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { TaskTable } from './taskTable.ts';
 import { currentTzdata } from './tzdataVersion.ts';
@@ -48,6 +52,8 @@ export interface SlotRunnerDeps {
   readonly config: ResolvedConfig;
   readonly scheduler: Scheduler;
   readonly actors: ActorReader;
+  /** Idempotent calls whose write came back uncertain. */
+  readonly inDoubt: InDoubtCalls;
 }
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
@@ -65,10 +71,35 @@ function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): Slot
   return resolved(scheduleError.toFailure());
 }
 
+/**
+ * The Session and `callId` that make a call idempotent (SPEC §15): a mutating tool's, or a mutating
+ * remote method's with a `sessionId`; undefined for any other call, whose `callId` is ignored.
+ *
+ * @throws ScheduleError `invalid_selector` for a `callId` that is not a string of 1 to 256 characters.
+ */
+function idempotencyOf(op: Operation): { sessionId: string; callId: string; operation: string; args: unknown } | undefined {
+  if (op.kind !== 'tool' && op.kind !== 'remote') return undefined;
+  if (op.callId === undefined) return undefined;
+  const callId = checkCallId(op.callId);
+  if (op.kind === 'tool') return { sessionId: op.sessionId, callId, operation: op.name, args: op.args };
+  const sessionId = isPlainObject(op.request) ? op.request.sessionId : undefined;
+  return typeof sessionId === 'string' ? { sessionId, callId, operation: `remote.${op.method}`, args: op.request } : undefined;
+}
+
 function plan(deps: SlotRunnerDeps, op: Operation, now: number): SlotPlan {
   const { actors } = deps;
   const isAttempting = (sessionId: string): boolean => actors.isAttempting(sessionId);
   const ctx: SlotContext = { table: deps.table, now, isAttempting, failureOf: (id) => actors.failureOf(id) };
+  const idempotent = idempotencyOf(op);
+  if (idempotent !== undefined && isIdempotentOperation(idempotent.operation)) {
+    const { operation } = idempotent;
+    const inDoubt = deps.inDoubt.get(idempotent, deps.table);
+    return planIdempotent(ctx, { ...idempotent, operation }, () => planOperation(deps, ctx, op, now), inDoubt);
+  }
+  return planOperation(deps, ctx, op, now);
+}
+
+function planOperation(deps: SlotRunnerDeps, ctx: SlotContext, op: Operation, now: number): SlotPlan {
   switch (op.kind) {
     case 'tool':
       return planToolCall(ctx, op.sessionId, op.name, op.args);
@@ -84,7 +115,7 @@ function plan(deps: SlotRunnerDeps, op: Operation, now: number): SlotPlan {
           table: deps.table,
           retention: deps.config.retention,
           pending: deps.scheduler.pendingCommits,
-          isAttempting,
+          isAttempting: ctx.isAttempting,
           retry: deps.config.retry,
           now,
         },
@@ -192,6 +223,7 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
     await deps.storage.commit(written);
   } catch (error) {
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
+    if (error instanceof ScheduleError && error.code === 'persistence_uncertain') deps.inDoubt.note(slot, written, deps.table);
     const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
     deps.scheduler.commitsSettled(slot.dropped ?? []);
     deps.scheduler.commitFailed(failure.commits ?? []);
@@ -199,6 +231,7 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
     return { reply: failure.reply, effects: failure.effects, changes: [], failures: failure.failures ?? [] };
   }
   deps.table.apply(written);
+  deps.inDoubt.settled(written);
   for (const { sessionId, reminder: r } of slot.commits ?? [])
     deps.logger.info?.('Reminder delivered.', {
       sessionId,

@@ -1,9 +1,10 @@
 // The in-memory mirror of the committed domain: every row by id, the active rows of each Session,
-// and the id counter. It changes only by applying a batch that storage has acknowledged, so it is
+// the id counter and the remembered calls of idempotent requests. It changes only by applying a batch that storage has acknowledged, so it is
 // always what `schedule.json` holds. A task actor starts from the very row object; after a
 // committed change its context is a new object whose members are the committed row's own (the
 // record and the saved history are shared, not copied).
 
+import { type CallRef, callKey, type RememberedCall } from '../domain/rememberedCalls.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { TaskRows } from '../planning/taskRows.ts';
 import type { CommitBatch, StoredDomain } from '../ports.ts';
@@ -24,10 +25,13 @@ export class TaskTable implements TaskRows {
   private lastBlock = 0;
   /** The time-zone data version the domain records (what storage holds), if any. */
   tzdata: string | undefined;
+  /** Remembered calls by `callKey`, oldest first. */
+  private readonly calls = new Map<string, RememberedCall>();
 
   constructor(domain: StoredDomain) {
     this.counter = domain.nextTaskNumber;
     this.tzdata = domain.tzdata;
+    for (const call of domain.calls ?? []) this.calls.set(callKey(call), call);
     if (!this.load(domain.tasks)) {
       this.rows.clear();
       this.activeBySession.clear();
@@ -147,12 +151,22 @@ export class TaskTable implements TaskRows {
     this.lastBlock = numbers.length;
   }
 
+  rememberedCall(ref: CallRef): RememberedCall | undefined {
+    return this.calls.get(callKey(ref));
+  }
+
+  rememberedCalls(): IterableIterator<RememberedCall> {
+    return this.calls.values();
+  }
+
   /** Applies a batch storage has acknowledged. */
   apply(batch: CommitBatch): void {
     for (const id of batch.deletes) this.remove(id);
     for (const row of batch.puts) this.put(row);
     if (batch.nextTaskNumber !== undefined && batch.nextTaskNumber > this.counter) this.counter = batch.nextTaskNumber;
     if (batch.tzdata !== undefined) this.tzdata = batch.tzdata;
+    for (const ref of batch.forgetCalls ?? []) this.calls.delete(callKey(ref));
+    for (const call of batch.calls ?? []) this.calls.set(callKey(call), call);
   }
 
   private put(row: TaskRow): void {

@@ -127,6 +127,38 @@ export function describeStorageConformance(name: string, harness: StorageHarness
       await second.storage.close();
     });
 
+    it('remembered calls land with the rows of their commit, survive reopen, and are forgotten by forgetCalls', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const created = { sessionId: 's1', callId: 'toolu_01', operation: 'schedule_create', calledAt: '2030-01-01T08:00:00.000Z' } as const;
+      const call1 = { ...created, arguments: '{"after_seconds":60}', answer: { id: 'sch_1', title: 'One' } };
+      const call2 = { ...created, sessionId: 's2', callId: 'call_b', arguments: '{}', answer: { id: 'sch_2', deleted: true } };
+      await first.storage.commit({ puts: [row(1)], deletes: [], calls: [call1] });
+      await first.storage.commit({ puts: [], deletes: [], calls: [call2] });
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([row(1)]);
+      expect(second.domain.calls).toEqual([call1, call2]);
+      await second.storage.commit({ puts: [row(2)], deletes: [], forgetCalls: [{ sessionId: 's1', callId: 'toolu_01' }] });
+      await second.storage.close();
+      const third = await reopen(store);
+      expect(third.domain.calls).toEqual([call2]);
+      expect(third.domain.tasks).toEqual([row(1), row(2)]);
+      await third.storage.close();
+    });
+
+    it('a batch with an invalid remembered call is refused (internal_error) and writes none of its rows', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const bad = { sessionId: 's1', callId: '', operation: 'schedule_create', arguments: '{}', answer: {}, calledAt: 'yesterday' };
+      expect(await codeOf(first.storage.commit({ puts: [row(1)], deletes: [], calls: [bad as never] }))).toBe('internal_error');
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([]);
+      expect(second.domain.calls ?? []).toEqual([]);
+      await second.storage.close();
+    });
+
     it('the id counter only grows and covers every sch_<n> ever put, even after deletion', async () => {
       const store = await harness.fresh();
       const first = await reopen(store);

@@ -1,12 +1,15 @@
 // One committed change to the domain as JSON: the journal line format beside the document.
-// `{"version":1,"puts":[row,…],"deletes":[id,…],"deliveries"?:[delta,…],"nextTaskNumber"?:n}` —
-// rows encoded exactly as in the document, delivery deltas as in delta.ts, each id named at most
-// once per batch. Replaying a batch applies its deletes, then its puts (a put replaces the row with
+// `{"version":1,"puts":[row,…],"deletes":[id,…],"deliveries"?:[delta,…],"nextTaskNumber"?:n,
+// "calls"?:[call,…],"forgetCalls"?:[{sessionId,callId},…]}` — rows encoded exactly as in the
+// document, delivery deltas as in delta.ts, remembered calls as in calls.ts, each id named at most
+// once per batch. Remembered calls replay after forgotten ones. Replaying a batch applies its deletes, then its puts (a put replaces the row with
 // that id), then its deltas (each onto the row the domain holds at that point), and the counter
 // only grows. Puts and deletes replay idempotently; a delta applies only to the row it was
 // recorded against, which the journal's document check (journal.ts) guarantees.
 import { isValidId } from '../fields.ts';
+import type { CallRef, RememberedCall } from '../rememberedCalls.ts';
 import type { TaskRow } from '../types.ts';
+import { decodeCallRefs, decodeRememberedCalls, encodeCallRef, encodeRememberedCall } from './calls.ts';
 import { type DeliveryDelta, decodeDeliveryDelta, encodeDeliveryDelta } from './delta.ts';
 import { DOCUMENT_VERSION, decodeTzdata } from './document.ts';
 import { decodeRow, encodeRowObject, rowWhere } from './row.ts';
@@ -21,6 +24,10 @@ export interface DomainBatch {
   readonly nextTaskNumber?: number;
   /** When present, the time-zone data version the domain now records. */
   readonly tzdata?: string;
+  /** Calls remembered in this commit (SPEC §15), beside the rows they changed. */
+  readonly calls?: readonly RememberedCall[];
+  /** Remembered calls forgotten in this commit (past their retention). */
+  readonly forgetCalls?: readonly CallRef[];
   /** Where a batch with deliveries was read (e.g. `schedule.json.journal line 4`), for messages when one cannot apply. */
   readonly source?: Where;
 }
@@ -31,13 +38,23 @@ export function encodeBatch(batch: DomainBatch): string {
   if (batch.deliveries !== undefined && batch.deliveries.length > 0) out.deliveries = batch.deliveries.map(encodeDeliveryDelta);
   if (batch.nextTaskNumber !== undefined) out.nextTaskNumber = batch.nextTaskNumber;
   if (batch.tzdata !== undefined) out.tzdata = batch.tzdata;
+  if (batch.calls !== undefined && batch.calls.length > 0) out.calls = batch.calls.map(encodeRememberedCall);
+  if (batch.forgetCalls !== undefined && batch.forgetCalls.length > 0) out.forgetCalls = batch.forgetCalls.map(encodeCallRef);
   return JSON.stringify(out);
 }
 
 /** Decodes one parsed journal line strictly; `source` names it (e.g. `schedule.json.journal line 4`). */
 export function decodeBatch(value: unknown, source: string): DomainBatch {
-  const raw = readObject(value, source, '', ['version', 'puts', 'deletes'], ['deliveries', 'nextTaskNumber', 'tzdata']);
+  const raw = readObject(
+    value,
+    source,
+    '',
+    ['version', 'puts', 'deletes'],
+    ['deliveries', 'nextTaskNumber', 'tzdata', 'calls', 'forgetCalls'],
+  );
   const tzdata = decodeTzdata(raw, source);
+  const calls = Object.hasOwn(raw, 'calls') ? { calls: decodeRememberedCalls(raw.calls, source, 'calls') } : {};
+  const forgetCalls = Object.hasOwn(raw, 'forgetCalls') ? { forgetCalls: decodeCallRefs(raw.forgetCalls, source, 'forgetCalls') } : {};
   if (raw.version !== DOCUMENT_VERSION) corrupt(source, 'version', `must be ${DOCUMENT_VERSION}, found ${describe(raw.version)}`);
   if (!Array.isArray(raw.puts)) corrupt(source, 'puts', `must be an array of task rows, found ${describe(raw.puts)}`);
   if (!Array.isArray(raw.deletes)) corrupt(source, 'deletes', `must be an array of task ids, found ${describe(raw.deletes)}`);
@@ -55,7 +72,10 @@ export function decodeBatch(value: unknown, source: string): DomainBatch {
   }
   const twice = repeatedId({ puts, deletes, ...(deliveries === undefined ? {} : { deliveries }) });
   if (twice !== undefined) corrupt(source, 'puts/deletes/deliveries', `name task ${JSON.stringify(twice)} more than once`);
-  const base: DomainBatch = deliveries === undefined ? { puts, deletes, ...tzdata } : { puts, deletes, deliveries, source, ...tzdata };
+  const base: DomainBatch =
+    deliveries === undefined
+      ? { puts, deletes, ...tzdata, ...calls, ...forgetCalls }
+      : { puts, deletes, deliveries, source, ...tzdata, ...calls, ...forgetCalls };
   if (!Object.hasOwn(raw, 'nextTaskNumber')) return base;
   if (!isSafeIntegerAtLeast(raw.nextTaskNumber, 1)) {
     corrupt(source, 'nextTaskNumber', `must be a positive safe integer when present, found ${describe(raw.nextTaskNumber)}`);

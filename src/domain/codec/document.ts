@@ -11,7 +11,10 @@
 // absent, it is derived as one more than the largest `sch_<n>` in use — and always written.
 // `tzdata` (optional, a non-empty string) is the version of the time-zone data in use when the
 // domain was last written after an open with another version; it is written only when known.
+// `calls` (optional) holds the remembered calls of idempotent requests (calls.ts), oldest first.
+import type { RememberedCall } from '../rememberedCalls.ts';
 import type { TaskRow } from '../types.ts';
+import { decodeRememberedCalls, encodeRememberedCall } from './calls.ts';
 import { decodeRow, encodeRow, rowWhere } from './row.ts';
 import { corrupt, describe, isPlainObject, isSafeIntegerAtLeast, readObject } from './strict.ts';
 
@@ -24,6 +27,8 @@ export interface DomainSnapshot {
   readonly nextTaskNumber: number;
   /** The time-zone data version recorded in the domain, when one was. */
   readonly tzdata?: string;
+  /** Remembered calls of idempotent requests, oldest first (absent when there are none). */
+  readonly calls?: readonly RememberedCall[];
 }
 
 const PREFIX = 'sch_';
@@ -109,8 +114,11 @@ export function decodeDocument(value: unknown, source = 'schedule.json'): Domain
   if (value.version !== DOCUMENT_VERSION) {
     corrupt(source, 'version', `must be ${DOCUMENT_VERSION} (the only version this build reads), found ${describe(value.version)}`);
   }
-  const raw = readObject(value, source, '', ['version', 'tasks'], ['nextTaskNumber', 'tzdata']);
-  const tzdata = decodeTzdata(raw, source);
+  const raw = readObject(value, source, '', ['version', 'tasks'], ['nextTaskNumber', 'tzdata', 'calls']);
+  const members = {
+    ...decodeTzdata(raw, source),
+    ...(Object.hasOwn(raw, 'calls') ? { calls: decodeRememberedCalls(raw.calls, source, 'calls') } : {}),
+  };
   if (!Array.isArray(raw.tasks)) corrupt(source, 'tasks', `must be an array of task rows, found ${describe(raw.tasks)}`);
   const seen = new SeenIds();
   const items: unknown[] = raw.tasks;
@@ -123,7 +131,7 @@ export function decodeDocument(value: unknown, source = 'schedule.json'): Domain
     tasks[index] = row;
   }
   const derived = seen.next;
-  if (!Object.hasOwn(raw, 'nextTaskNumber')) return { tasks, nextTaskNumber: derived, ...tzdata };
+  if (!Object.hasOwn(raw, 'nextTaskNumber')) return { tasks, nextTaskNumber: derived, ...members };
   if (!isSafeIntegerAtLeast(raw.nextTaskNumber, 1)) {
     corrupt(source, 'nextTaskNumber', `must be a positive safe integer, found ${describe(raw.nextTaskNumber)}`);
   }
@@ -134,7 +142,7 @@ export function decodeDocument(value: unknown, source = 'schedule.json'): Domain
       `is ${raw.nextTaskNumber} but task sch_${derived - 1} exists; it must exceed every task number in use`,
     );
   }
-  return { tasks, nextTaskNumber: raw.nextTaskNumber, ...tzdata };
+  return { tasks, nextTaskNumber: raw.nextTaskNumber, ...members };
 }
 
 /** The optional `tzdata` member of a document or journal line: a non-empty string of at most 64 characters. */
@@ -148,9 +156,15 @@ export function decodeTzdata(raw: Readonly<Record<string, unknown>>, source: str
 }
 
 /** The document as text chunks (a head, one line per row, a tail), for streaming writes. */
-export function* encodeDocumentChunks(tasks: Iterable<TaskRow>, nextTaskNumber: number, tzdata?: string): Generator<string> {
+export function* encodeDocumentChunks(
+  tasks: Iterable<TaskRow>,
+  nextTaskNumber: number,
+  tzdata?: string,
+  calls: readonly RememberedCall[] = [],
+): Generator<string> {
   const tz = tzdata === undefined ? '' : `"tzdata":${JSON.stringify(tzdata)},`;
-  yield `{"version":${DOCUMENT_VERSION},"nextTaskNumber":${nextTaskNumber},${tz}"tasks":[`;
+  const remembered = calls.length === 0 ? '' : `"calls":[${calls.map((c) => `\n${JSON.stringify(encodeRememberedCall(c))}`).join(',')}\n],`;
+  yield `{"version":${DOCUMENT_VERSION},"nextTaskNumber":${nextTaskNumber},${tz}${remembered}"tasks":[`;
   let first = true;
   for (const row of tasks) {
     yield `${first ? '\n' : ',\n'}${encodeRow(row)}`;
@@ -161,4 +175,4 @@ export function* encodeDocumentChunks(tasks: Iterable<TaskRow>, nextTaskNumber: 
 
 /** The document as one string (deterministic: equal domains give equal text). */
 export const encodeDocument = (domain: DomainSnapshot): string =>
-  [...encodeDocumentChunks(domain.tasks, domain.nextTaskNumber, domain.tzdata)].join('');
+  [...encodeDocumentChunks(domain.tasks, domain.nextTaskNumber, domain.tzdata, domain.calls)].join('');
