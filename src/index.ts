@@ -63,6 +63,7 @@ export {
 export type {
   Clock,
   CommitBatch,
+  FollowupLease,
   FollowupMessage,
   FollowupMeta,
   Logger,

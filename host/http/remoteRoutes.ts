@@ -6,12 +6,13 @@
 // `POST /api/sessions/:id/tasks/:task/pause`, `…/resume` and `…/trigger` (run now) answer the
 // task's view, or a refusal (`schedule_not_found` 404, `schedule_ended` 409).
 // Session ids in paths are checked before anything else runs; the service validates the rest
-// and its answers are sent as they are.
+// and its answers are sent as they are. Every write takes an `Idempotency-Key` header (its `callId`).
 import type { Hono } from 'hono';
 import type { CatalogRequest } from '../../src/index.ts';
 import { isSessionId, SESSION_ID_RULE } from '../sessions/sessionId.ts';
 import type { HostStack } from '../stack.ts';
 import { HostHttpError, sendFailure, sendResult } from './failures.ts';
+import { idempotencyOf } from './idempotencyKey.ts';
 import { readJsonObject } from './requestGuards.ts';
 
 /** Page size of `history` when the request gives no `limit`. */
@@ -81,29 +82,30 @@ export function remoteRoutes(app: Hono, stack: HostStack): void {
     if ('sessionId' in body || 'id' in body)
       throw new HostHttpError('invalid_request', 'The Session and task ids come from the URL; leave sessionId and id out of the body.');
     const { expected, ...edits } = body;
-    return sendResult(c, await service.remote.update({ ...edits, expected, sessionId: c.req.param('id'), id: c.req.param('task') }));
+    const request = { ...edits, expected, sessionId: c.req.param('id'), id: c.req.param('task') };
+    return sendResult(c, await service.remote.update(request, idempotencyOf(c)));
   });
 
   app.delete('/api/sessions/:id/tasks/:task', async (c) =>
-    sendResult(c, await service.remote.delete({ sessionId: c.req.param('id'), id: c.req.param('task') })),
+    sendResult(c, await service.remote.delete({ sessionId: c.req.param('id'), id: c.req.param('task') }, idempotencyOf(c))),
   );
 
   app.get('/api/drift', async (c) => c.json(await service.remote.drift()));
 
   app.post('/api/sessions/:id/tasks/:task/reanchor', async (c) =>
-    sendResult(c, await service.remote.reanchor({ sessionId: c.req.param('id'), id: c.req.param('task') })),
+    sendResult(c, await service.remote.reanchor({ sessionId: c.req.param('id'), id: c.req.param('task') }, idempotencyOf(c))),
   );
 
   for (const action of ['pause', 'resume', 'trigger'] as const) {
     app.post(`/api/sessions/:id/tasks/:task/${action}`, async (c) =>
-      sendResult(c, await service.remote[action]({ sessionId: c.req.param('id'), id: c.req.param('task') })),
+      sendResult(c, await service.remote[action]({ sessionId: c.req.param('id'), id: c.req.param('task') }, idempotencyOf(c))),
     );
   }
 
   app.post('/api/reanchor', async (c) => {
     const body = await readJsonObject(c);
     // The service checks the request's form and answers a refusal for a bad one.
-    return sendResult(c, await service.remote.reanchor(body as never));
+    return sendResult(c, await service.remote.reanchor(body as never, idempotencyOf(c)));
   });
 
   app.get('/api/sessions/:id/transcript', async (c) => c.json(await sessions.transcript(c.req.param('id'))));

@@ -11,8 +11,12 @@
 // scheduler's retry resolves the Session again and sees the other process's messages. The keys
 // are unique per Session in the database too. Each line records the Host id of the process that
 // wrote it, when it has one (a cluster replica's).
+// On a cluster, each followup names the shard lease it was taken under (`meta.lease`); the flush
+// writes only if every lease named since the last flush is still the Host's at its epoch, checked
+// in its own transaction (postgresTranscripts.ts), so a replica that stalled after its followup
+// and lost the shard meanwhile writes nothing and the flush rejects.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import type { ScheduleAgent } from '../../src/index.ts';
+import type { FollowupLease, ScheduleAgent } from '../../src/index.ts';
 import { flushLines } from './demoAgent.ts';
 import type { FileSessions } from './fileSessions.ts';
 import { followupInto, type InboxLine, messageNumber, type SessionInbox } from './followupDedupe.ts';
@@ -47,6 +51,8 @@ interface LiveSession extends SessionInbox, WorkChain {
   readonly delivered: Map<string, string>;
   /** The lines of the flush in progress. */
   writing: readonly InboxLine[];
+  /** The shard leases the followups since the last flush were taken under. */
+  leases: FollowupLease[];
 }
 
 /** How often `resolveAgent` starts over when the Session it read was dropped by a failed flush meanwhile. */
@@ -62,7 +68,17 @@ export function createPostgresSessions(options: PostgresSessionsOptions): FileSe
   const liveSession = (id: string): LiveSession => {
     let session = live.get(id);
     if (session === undefined) {
-      session = { id, lastSeq: 0, nextNumber: 1, delivered: new Map(), inbox: [], writing: [], chain: Promise.resolve(), broken: false };
+      session = {
+        id,
+        lastSeq: 0,
+        nextNumber: 1,
+        delivered: new Map(),
+        inbox: [],
+        writing: [],
+        leases: [],
+        chain: Promise.resolve(),
+        broken: false,
+      };
       live.set(id, session);
     }
     return session;
@@ -82,6 +98,8 @@ export function createPostgresSessions(options: PostgresSessionsOptions): FileSe
 
   async function writeInbox(session: LiveSession): Promise<void> {
     const batch = session.inbox;
+    const leases = session.leases;
+    session.leases = [];
     if (batch.length === 0) return;
     session.inbox = [];
     session.writing = batch;
@@ -90,10 +108,10 @@ export function createPostgresSessions(options: PostgresSessionsOptions): FileSe
     const lines = hostId === undefined ? flushed : flushed.map((line) => ({ ...line, hostId }));
     let lastSeq: number;
     try {
-      lastSeq = await appendTranscriptLines(pool, tables, session.id, session.lastSeq, lines);
+      lastSeq = await appendTranscriptLines(pool, tables, session.id, session.lastSeq, lines, leases);
     } catch (error) {
-      // Another process appended meanwhile, or the outcome is unknown: forget this copy; the next
-      // resolve reads the Session again from the database.
+      // Another process appended meanwhile, a lease was lost, or the outcome is unknown: forget
+      // this copy and its inbox; the next resolve reads the Session again from the database.
       session.broken = true;
       if (live.get(session.id) === session) live.delete(session.id);
       throw error;
@@ -108,7 +126,11 @@ export function createPostgresSessions(options: PostgresSessionsOptions): FileSe
 
   function agentOf(session: LiveSession): ScheduleAgent {
     return {
-      followup: (message, meta) => followupInto(session, message, meta, session.writing),
+      followup: (message, meta) => {
+        const answer = followupInto(session, message, meta, session.writing);
+        if (meta?.lease !== undefined) session.leases.push(meta.lease);
+        return answer;
+      },
       flush: () => work.serialize(session, () => writeInbox(session)),
     };
   }

@@ -6,10 +6,14 @@
 // is the Host's clock at the flush) and `host_transcript_keys` one row per reminder a Session
 // received (its idempotency key, unique per Session, and the message holding it). A message's
 // `host_id` (nullable, added to older tables at start) is the Host that wrote it — for a reminder,
-// the replica that delivered it.
+// the replica that delivered it. An append of reminders a cluster Host took under a shard lease is
+// fenced like the schedule's commits: its transaction first locks and checks the lease rows
+// (`checkFence`), so a Host that lost the lease meanwhile, however long it stalled, writes nothing.
 import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { guardedPool, isConnectionFailure } from '../../src/adapters/postgres/driver.ts';
+import { checkFence } from '../../src/adapters/postgres/fence.ts';
 import { migrate, quoteSchema } from '../../src/adapters/postgres/migrations.ts';
+import type { FollowupLease } from '../../src/index.ts';
 import type { TranscriptLine } from './transcript.ts';
 
 /** What the Session controller needs of a stored message to know the Session: its id and keys. */
@@ -179,10 +183,25 @@ export async function listTranscriptSessions(pool: SqlPool, tables: TranscriptTa
 }
 
 /**
+ * Locks and checks, in shard order, each distinct lease of `leases`: a lease held by another Host,
+ * at another epoch, released or expired by the database's clock fails the transaction.
+ */
+async function checkLeases(client: SqlClient, tables: TranscriptTables, leases: readonly FollowupLease[]): Promise<void> {
+  const distinct = new Map(leases.map((lease) => [`${lease.shard}\u0000${lease.epoch}\u0000${lease.hostId}`, lease]));
+  const ordered = [...distinct.values()].sort((a, b) => a.shard - b.shard || a.epoch - b.epoch);
+  for (const { hostId, shard, epoch } of ordered) {
+    await checkFence(client, tables.schema, { hostId, epochs: () => new Map([[shard, epoch]]) }, [shard]);
+  }
+}
+
+/**
  * Appends `lines` to a Session whose transcript was read up to `afterSeq`, in one transaction
  * holding the Session's row lock, and resolves with the `seq` of the last line. Each line's keys
- * are recorded for the Session unless a message already holds them.
+ * are recorded for the Session unless a message already holds them. The transaction first checks
+ * `leases` (the shard leases the lines' reminders were taken under) and holds their rows locked
+ * `FOR KEY SHARE` until it ends, so no other Host takes those shards before the lines are written.
  *
+ * @throws LeaseLostError (nothing written) when a lease of `leases` is no longer the Host's at its epoch.
  * @throws TranscriptChangedError (nothing written) when the Session has lines after `afterSeq`.
  */
 export async function appendTranscriptLines(
@@ -191,9 +210,11 @@ export async function appendTranscriptLines(
   sessionId: string,
   afterSeq: number,
   lines: readonly TranscriptLine[],
+  leases: readonly FollowupLease[] = [],
 ): Promise<number> {
   return withClient(pool, (client) =>
     inTransaction(client, async () => {
+      await checkLeases(client, tables, leases);
       await client.query(
         `insert into ${tables.sessions} (session_id) values ($1) on conflict (session_id) do update set session_id = excluded.session_id`,
         [sessionId],

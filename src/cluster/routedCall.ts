@@ -4,20 +4,13 @@
 // An answer travels as `{ value }`; a call that rejects (an archive admission's ScheduleError, a
 // malformed Session id) travels as `{ error: { code, message } }` and rejects again at the caller.
 import { ERROR_CODES, type ErrorCode, isScheduleError, ScheduleError } from '../domain/errors.ts';
+import type { RemoteCallOptions } from '../remote/types.ts';
 import type { ScheduleService } from '../service.ts';
 
 /** One call that names a Session, as JSON. */
 export type RoutedCall =
-  | { readonly kind: 'tool'; readonly sessionId: string; readonly name: string; readonly args: unknown }
-  | { readonly kind: 'remote.get'; readonly sessionId: string; readonly request: unknown }
-  | { readonly kind: 'remote.list'; readonly sessionId: string; readonly request: unknown }
-  | { readonly kind: 'remote.history'; readonly sessionId: string; readonly request: unknown }
-  | { readonly kind: 'remote.update'; readonly sessionId: string; readonly request: unknown }
-  | { readonly kind: 'remote.delete'; readonly sessionId: string; readonly request: unknown }
-  | { readonly kind: 'remote.pause'; readonly sessionId: string; readonly request: unknown }
-  | { readonly kind: 'remote.resume'; readonly sessionId: string; readonly request: unknown }
-  | { readonly kind: 'remote.trigger'; readonly sessionId: string; readonly request: unknown }
-  | { readonly kind: 'remote.reanchor'; readonly sessionId: string; readonly request: unknown }
+  | { readonly kind: 'tool'; readonly sessionId: string; readonly name: string; readonly args: unknown; readonly callId?: string }
+  | { readonly kind: `remote.${SessionRemoteMethod}`; readonly sessionId: string; readonly request: unknown; readonly callId?: string }
   | { readonly kind: 'archive.activity'; readonly sessionId: string }
   | { readonly kind: 'archive.stop'; readonly sessionId: string };
 
@@ -28,6 +21,10 @@ export type SessionRemoteMethod = 'get' | 'list' | 'history' | 'update' | 'delet
 export type RoutedAnswer = { readonly value: unknown } | { readonly error: { readonly code: string; readonly message: string } };
 
 /** The answer of a call as it travels: its value, or the error it rejected with. */
+/** The options of a routed call: its idempotency key, when it has one. */
+const optionsOf = (call: { readonly callId?: string }): { callId: string } | undefined =>
+  call.callId === undefined ? undefined : { callId: call.callId };
+
 export async function answerOf(run: () => Promise<unknown>): Promise<RoutedAnswer> {
   try {
     return { value: await run() };
@@ -50,15 +47,18 @@ const isKnownCode = (code: string): code is ErrorCode => (ERROR_CODES as readonl
 
 /** Runs a call against the service of the shard holding its Session. */
 export function runRouted(service: ScheduleService, call: RoutedCall): Promise<unknown> {
-  const remote = service.remote as unknown as Record<SessionRemoteMethod, (request: unknown) => Promise<unknown>>;
+  const remote = service.remote as unknown as Record<
+    SessionRemoteMethod,
+    (request: unknown, options?: RemoteCallOptions) => Promise<unknown>
+  >;
   switch (call.kind) {
     case 'tool':
-      return service.callTool(call.sessionId, call.name, call.args);
+      return service.callTool(call.sessionId, call.name, call.args, optionsOf(call));
     case 'archive.activity':
       return service.archive.sessionActivity(call.sessionId);
     case 'archive.stop':
       return service.archive.sessionStop(call.sessionId);
     default:
-      return remote[call.kind.slice('remote.'.length) as SessionRemoteMethod](call.request);
+      return remote[call.kind.slice('remote.'.length) as SessionRemoteMethod](call.request, optionsOf(call));
   }
 }

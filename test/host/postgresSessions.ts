@@ -2,14 +2,20 @@
 // server in `npm run test:postgres`): append and read back in order, drop a redelivery by its
 // idempotency key across two controllers on one database (two Host processes), refuse a flush
 // that raced another process's append and recover on the retry, narrow a batch to the reminders
-// no message holds; and a Host on the database delivering a reminder created over HTTP into the
-// transcript table on its test clock. Each test uses a fresh schema, dropped after it.
+// no message holds, write a message appended under a shard lease only while that lease is the
+// Host's at its epoch; and a Host on the database delivering a reminder created over HTTP into the
+// transcript table on its test clock, and delivering nothing into it once the Session's shard
+// lease has moved to another Host while this one still counts it held. Each test uses a fresh
+// schema, dropped after it.
 import { readdir } from 'node:fs/promises';
 import type { HostDatabaseOptions } from '../../host/database.ts';
 import type { FileSessions } from '../../host/sessions/fileSessions.ts';
 import { createPostgresSessions } from '../../host/sessions/postgresSessions.ts';
 import { createTranscriptTables, TranscriptChangedError } from '../../host/sessions/postgresTranscripts.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { LeaseLostError } from '../../src/adapters/postgres/fence.ts';
+import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+import { shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { randomSchema, run } from '../storage/postgresHarness.ts';
 import { AT, batch, keyOf, NOW, reminder } from './reminderMessages.ts';
 import { START, startTestHost, type TestHost } from './support.ts';
@@ -41,6 +47,10 @@ export function describePostgresSessions(name: string, context: () => PostgresSe
           [sessionId],
         )
       ).rows.map((r) => [Number(r.seq), r.message_id, r.role, r.idempotency_keys ?? null]);
+    const storedSessions = async () =>
+      (await run(context().pool, `select session_id from "${schema}".host_transcript_sessions order by session_id`)).rows.map(
+        (r) => r.session_id,
+      );
     const keyRows = async (sessionId: string) =>
       (
         await run(
@@ -204,6 +214,51 @@ export function describePostgresSessions(name: string, context: () => PostgresSe
       await expect(sessions.resolveAgent('../x')).rejects.toThrow(/not a Session id/);
     });
 
+    it('a flush under a shard lease that moved to another Host, or to a later epoch, writes nothing and rejects', async () => {
+      const leases = shardLeases({ pool: context().pool, schema });
+      const shard = shardOf('demo');
+      const taken = (await leases.acquire({ hostId: 'host-a', leaseMs: 600_000, want: 256 })).find((l) => l.shard === shard);
+      const lease = { hostId: 'host-a', shard, epoch: taken?.epoch ?? -1 };
+      const sessions = replica();
+      const held = await sessions.resolveAgent('demo');
+      held.followup(reminder('sch_1', 'tea'), { idempotencyKeys: [keyOf('sch_1')], lease });
+      await held.flush();
+      const before = await rows('demo');
+      expect(before).toHaveLength(2);
+
+      await leases.release('host-a', [shard]);
+      const moved = await leases.acquire({ hostId: 'host-b', leaseMs: 600_000, want: 256 });
+      expect(moved).toEqual([expect.objectContaining({ shard, epoch: lease.epoch + 1 })]);
+      const stale = await sessions.resolveAgent('demo');
+      stale.followup(reminder('sch_2', 'cake'), { idempotencyKeys: [keyOf('sch_2')], lease });
+      const refused = await stale.flush().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(LeaseLostError);
+      expect((refused as Error).message).toMatch(/host "host-b" holds it now, at epoch/);
+      expect(await rows('demo')).toEqual(before);
+
+      // Back at this Host, but at a later epoch: a message of the earlier term is still refused.
+      await leases.release('host-b', [shard]);
+      await leases.acquire({ hostId: 'host-a', leaseMs: 600_000, want: 256 });
+      const earlier = await sessions.resolveAgent('demo');
+      earlier.followup(reminder('sch_2', 'cake'), { idempotencyKeys: [keyOf('sch_2')], lease });
+      await expect(earlier.flush()).rejects.toThrow(/at epoch \d+ was lost: the shard is at epoch/);
+      // A Session the refused flush would have created is not there either.
+      const fresh = await sessions.resolveAgent('other');
+      const never = { hostId: 'host-c', shard: shardOf('other'), epoch: 1 };
+      fresh.followup(reminder('sch_3', 'pie'), { idempotencyKeys: [keyOf('sch_3')], lease: never });
+      await expect(fresh.flush()).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await rows('demo')).toEqual(before);
+      expect(await sessions.list()).toEqual(['demo']);
+
+      const current = { ...lease, epoch: lease.epoch + 2 };
+      const retry = await sessions.resolveAgent('demo');
+      expect(retry.followup(reminder('sch_2', 'cake'), { idempotencyKeys: [keyOf('sch_2')], lease: current })).toEqual({
+        messageId: 'msg-2',
+      });
+      await retry.flush();
+      expect((await rows('demo')).map((row) => row[1])).toEqual(['msg-1', 'msg-1.r1', 'msg-2', 'msg-2.r1']);
+    });
+
     describe('a Host on the database', () => {
       let t: TestHost | undefined;
       afterEach(async () => {
@@ -241,6 +296,26 @@ export function describePostgresSessions(name: string, context: () => PostgresSe
         const catalog = (await t.get<Array<{ lastDelivery?: { messageId: string } }>>('/api/catalog')).body;
         expect(catalog.map((entry) => entry.lastDelivery?.messageId)).toEqual(['msg-1']);
         expect((await t.get<unknown[]>('/api/sessions/demo/transcript')).body).toHaveLength(2);
+      });
+
+      it('delivers nothing into the transcript once the Session’s shard lease moved to another Host that this Host has not noticed yet', async () => {
+        // A long lease: by its own clock this Host holds its shards for the whole test, as a Host
+        // that stalled would believe when it runs again.
+        t = await startTestHost({ database: { ...context().hostDatabase(schema), leaseMs: 600_000 } });
+        const { body: view } = await t.create('demo', { title: 'Tea', prompt: 'the tea is ready', after_seconds: 90 });
+        await run(
+          context().pool,
+          `update "${schema}".shard_leases set owner = 'host-b', epoch = epoch + 1, expires_at = now() + interval '1 hour' where shard = $1`,
+          [shardOf('demo')],
+        );
+        await t.advance(90_000);
+        expect(await rows('demo')).toEqual([]);
+        expect(await storedSessions()).toEqual([]);
+        const catalog = (await t.get<Array<{ record: { id: string }; failure?: { stage: string; message: string } }>>('/api/catalog')).body;
+        expect(catalog.find((entry) => entry.record.id === view.id)?.failure).toMatchObject({
+          stage: 'flush',
+          message: expect.stringMatching(/host "host-b" holds it now/),
+        });
       });
     });
   });

@@ -50,7 +50,7 @@ describe('a repeated callId', () => {
 
   it('answers a copy: changing the first answer does not change a repeated one', async () => {
     const h = await harness();
-    const first = (await h.svc.callTool('s1', 'schedule_create', daily, { callId: 'k' })) as Record<string, unknown>;
+    const first = (await h.svc.callTool('s1', 'schedule_create', daily, { callId: 'k' })) as unknown as Record<string, unknown>;
     const kept = structuredClone(first);
     first.title = 'changed by the caller';
     expect(await h.svc.callTool('s1', 'schedule_create', daily, { callId: 'k' })).toEqual(kept);
