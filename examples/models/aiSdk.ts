@@ -1,6 +1,7 @@
 // The Vercel AI SDK: each tool with its JSON Schema through `jsonSchema()`, validated by Ajv
-// before the SDK runs it, executed in the calling Session. Works with any provider the SDK
-// supports. (Compiled by the typecheck; shown in README.)
+// before the SDK runs it, executed in the calling Session under the SDK's `toolCallId` (a call
+// run again answers its first answer). Works with any provider the SDK supports. (Compiled by the
+// typecheck; shown in README.)
 
 import { type ScheduleService, toolDefinitionsFor } from 'agent-schedule';
 import { type JSONSchema7, jsonSchema, type ToolSet, tool } from 'ai';
@@ -21,7 +22,7 @@ export function scheduleTools(service: ScheduleService, sessionId: string): Tool
             ? { success: true, value: value as Record<string, unknown> }
             : { success: false, error: new Error(ajv.errorsText(check.errors)) },
       }),
-      execute: (args) => service.callTool(sessionId, def.name, args),
+      execute: (args, { toolCallId }) => service.callTool(sessionId, def.name, args, { callId: toolCallId }),
     });
   }
   return tools;

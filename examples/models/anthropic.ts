@@ -1,5 +1,7 @@
 // Claude through Anthropic's Messages API: offer the tools in Anthropic's shape and run each
-// tool_use block in the calling Session. (Compiled by the typecheck; shown in README.)
+// tool_use block in the calling Session, under the block's id: a turn that is sent again after a
+// timeout repeats its calls, and a repeated call answers its first answer instead of acting twice.
+// (Compiled by the typecheck; shown in README.)
 import Anthropic from '@anthropic-ai/sdk';
 import { type ScheduleService, toolDefinitionsFor } from 'agent-schedule';
 
@@ -15,7 +17,7 @@ export async function turn(service: ScheduleService, sessionId: string, messages
     if (calls.length === 0) return response;
     const results: Anthropic.ToolResultBlockParam[] = [];
     for (const call of calls) {
-      const value = await service.callTool(sessionId, call.name, call.input);
+      const value = await service.callTool(sessionId, call.name, call.input, { callId: call.id });
       results.push({ type: 'tool_result', tool_use_id: call.id, content: JSON.stringify(value) });
     }
     messages.push({ role: 'user', content: results });

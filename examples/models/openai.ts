@@ -1,7 +1,8 @@
 // GPT through OpenAI's Responses API with strict function tools: every member is required, so the
 // model sends null for the unused ones, and `format: 'openai-strict'` reads those as absent. For
 // strict: false, offer toolDefinitionsFor('openai') and leave the option out; for Chat
-// Completions, toolDefinitionsFor('openai-chat'). (Compiled by the typecheck; shown in README.)
+// Completions, toolDefinitionsFor('openai-chat'). Each call runs under its `call_id`, so a call the
+// model sends again answers its first answer. (Compiled by the typecheck; shown in README.)
 
 import { type ScheduleService, toolDefinitionsFor } from 'agent-schedule';
 import OpenAI from 'openai';
@@ -18,7 +19,10 @@ export async function turn(service: ScheduleService, sessionId: string, input: R
     const calls = response.output.filter((item) => item.type === 'function_call');
     if (calls.length === 0) return response.output_text;
     for (const call of calls) {
-      const value = await service.callTool(sessionId, call.name, JSON.parse(call.arguments), { format: 'openai-strict' });
+      const value = await service.callTool(sessionId, call.name, JSON.parse(call.arguments), {
+        format: 'openai-strict',
+        callId: call.call_id,
+      });
       input.push({ type: 'function_call_output', call_id: call.call_id, output: JSON.stringify(value) });
     }
   }
