@@ -1,17 +1,17 @@
 // `agent-schedule mcp --session <id>`: a stdio MCP server offering the four schedule tools bound
 // to one Session — of a running Host (`--url`), or of a service embedded on a data folder
 // (`--data`), which cannot deliver. stdout carries only MCP messages; everything else goes to
-// stderr. The server runs until its client closes stdin (or SIGINT/SIGTERM), then closes the
+// stderr. A line on stdin the server cannot read is answered with a JSON-RPC error (mcpStdio.ts). The server runs until its client closes stdin (or SIGINT/SIGTERM), then closes the
 // service and exits 0. Bad flags exit 2; a data folder that cannot be opened exits 1 with its code.
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MAX_SESSION_ID_LENGTH } from '../domain/codec/index.ts';
 import type { Logger } from '../ports.ts';
 import { type CliIo, type Command, UsageError } from './command.ts';
 import { DEFAULT_HOST_URL } from './hostClient.ts';
 import { embeddedBackend, hostBackend, type McpBackend } from './mcpBackends.ts';
 import { createMcpServer } from './mcpServer.ts';
+import { mcpStdioTransport } from './mcpStdio.ts';
 
 /** This package's manifest through its own `./package.json` export: the same file in the repository and when installed. */
 const packageJson = createRequire(import.meta.url)('agent-schedule/package.json') as { readonly version: string };
@@ -30,6 +30,9 @@ that Session's reminders only. Point an MCP client (Claude Desktop, Claude Code,
                    reminders wait until a Host opens the folder. Not while a Host has it open
                    (the folder is locked to one owner).
   -h, --help       this help
+
+A tool call may carry an idempotency key in its _meta.callId: a call repeated with the same key
+answers the first answer and writes nothing (with --url it is sent as the Idempotency-Key header).
 
 MCP gives a server no way to append a message to the client's conversation, so delivery back
 into a conversation always needs the Host's SessionController.
@@ -124,7 +127,7 @@ export const mcpCommand: Command = {
       instructions: `These tools manage the reminders of Session ${JSON.stringify(options.sessionId)} in ${where}.`,
     });
     const disconnected = untilDisconnected();
-    await server.connect(new StdioServerTransport());
+    await server.connect(mcpStdioTransport());
     await disconnected;
     await server.close();
     await backend.close();

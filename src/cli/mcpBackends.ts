@@ -1,6 +1,7 @@
 // Where `agent-schedule mcp` runs its tool calls. A running Host: each call is
-// `POST /api/sessions/:id/tools/:name`, and the Host's answer — a value or `{code, message}`, with
-// whatever status — is the tool's value; the Host delivers the reminders. An embedded service on a
+// `POST /api/sessions/:id/tools/:name` (a call's `callId` as its `Idempotency-Key` header), and the
+// Host's answer — a value or `{code, message}`, with whatever status — is the tool's value; the
+// Host delivers the reminders. An embedded service on a
 // data folder (`<dir>/schedule.json`, the file the Host keeps): calls run in this process, but it
 // has no Session controller, so nothing is delivered here — due reminders stay due (recorded as
 // not delivered) until a Host opens that folder. The folder's lock refuses a second owner, so a
@@ -22,12 +23,14 @@ export interface McpBackend {
 export function hostBackend(baseUrl: string, sessionId: string): McpBackend {
   const base = baseUrl.replace(/\/+$/, '');
   return {
-    async call(name, args) {
+    async call(name, args, options) {
+      const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' };
+      if (options.callId !== undefined) headers['idempotency-key'] = options.callId;
       let response: Response;
       try {
         response = await fetch(`${base}${pathOf('api', 'sessions', sessionId, 'tools', name)}`, {
           method: 'POST',
-          headers: { accept: 'application/json', 'content-type': 'application/json' },
+          headers,
           body: JSON.stringify(args),
         });
       } catch (error) {
@@ -61,7 +64,7 @@ export async function embeddedBackend(dataDir: string, sessionId: string, logger
     logger,
   });
   return {
-    call: (name, args) => service.callTool(sessionId, name, args),
+    call: (name, args, options) => service.callTool(sessionId, name, args, options),
     close: () => service.close(),
   };
 }

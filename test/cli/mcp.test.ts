@@ -2,8 +2,11 @@
 // as an MCP client would spawn it: initialize, tools/list (the 'mcp' format), tools/call for
 // create with each of the six timings, list, update and delete, a refused call (an MCP tool
 // error carrying the code and message), another Session's task (schedule_not_found) and an
-// unknown tool. Mostly against a temp data folder (`--data`), plus one server in front of a Host
-// started in-process, whose test clock makes the reminder due and delivers it. Bad flags exit 2.
+// unknown tool (a protocol error whose data.code is unknown_tool). Mostly against a temp data
+// folder (`--data`), plus one server in front of a Host started in-process, whose test clock makes
+// the reminder due and delivers it. A create repeated with one `_meta.callId` makes one task, on
+// a folder and through a Host. Bad flags exit 2; a folder another server holds exits 1 with
+// storage_locked.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -125,8 +128,15 @@ describe('agent-schedule mcp --data (embedded service)', () => {
     expect(two).toMatchObject({ isError: true, text: expect.stringMatching(/^invalid_selector: /) });
   });
 
-  it('an unknown tool is a protocol error', async () => {
-    await expect(server.client.callTool({ name: 'schedule_pause', arguments: {} })).rejects.toThrow(/There is no tool "schedule_pause"/);
+  it('an unknown tool is a protocol error (-32602) whose data.code is unknown_tool, its message prefixed once', async () => {
+    const error = await server.client.callTool({ name: 'schedule_pause', arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e as { code?: unknown; data?: unknown; message?: unknown },
+    );
+    expect(error).toMatchObject({ code: -32602, data: { code: 'unknown_tool' } });
+    expect(error?.message).toBe(
+      'MCP error -32602: unknown_tool: There is no tool "schedule_pause"; the schedule tools are schedule_create, schedule_list, schedule_update and schedule_delete.',
+    );
   });
 
   it('another Session, on the same folder later, cannot see or change these tasks (schedule_not_found)', async () => {
@@ -147,6 +157,25 @@ describe('agent-schedule mcp --data (embedded service)', () => {
     server = await connect('--session', 'conv-1', '--data', dataDir);
     const mine = (await call(server.client, 'schedule_list', {})).value as unknown as Array<{ id: string; title: string }>;
     expect(mine.find((v) => v.id === 'sch_1')?.title).toBe('T after');
+  });
+});
+
+describe('agent-schedule mcp --data, calls keyed by _meta.callId', () => {
+  it('a create repeated with the same _meta.callId answers the first answer and makes one task', async () => {
+    const server = await connect('--session', 'conv-1', '--data', await tempData());
+    try {
+      const keyed = async (callId: string, args: Record<string, unknown>) => {
+        const result = (await server.client.callTool({ name: 'schedule_create', arguments: args, _meta: { callId } })) as CallToolResult;
+        return result.content[0]?.type === 'text' ? result.content[0].text : '';
+      };
+      const args = { ...base, after_seconds: 600 };
+      const first = await keyed('call-1', args);
+      expect(await keyed('call-1', args)).toBe(first);
+      expect((await call(server.client, 'schedule_list', {})).value).toHaveLength(1);
+      expect(await keyed('call-1', { ...args, title: 'Other' })).toMatch(/^idempotency_conflict: /);
+    } finally {
+      await server.close();
+    }
   });
 });
 
@@ -171,6 +200,19 @@ describe('agent-schedule mcp --url (a running Host)', () => {
       const transcript = await t.get<unknown>('/api/sessions/demo/transcript');
       expect(JSON.stringify(transcript.body)).toContain('reminder_prompt_json: \\"Check the build\\"');
       expect((await call(server.client, 'schedule_list', {})).value).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a create repeated with the same _meta.callId reaches the Host as one Idempotency-Key: one task', async () => {
+    const server = await connect('--session', 'keyed', '--url', t.url);
+    try {
+      const create = { name: 'schedule_create', arguments: { ...base, after_seconds: 600 }, _meta: { callId: 'call-1' } };
+      const first = (await server.client.callTool(create)) as CallToolResult;
+      expect(first.isError).toBeFalsy();
+      expect(await server.client.callTool(create)).toEqual(first);
+      expect((await call(server.client, 'schedule_list', {})).value).toHaveLength(1);
     } finally {
       await server.close();
     }
@@ -231,14 +273,14 @@ describe('agent-schedule mcp usage', () => {
     expect((await inProcess('--session', 's', '-h')).out).toContain('Usage: agent-schedule mcp');
   });
 
-  it('a data folder another process holds exits 1 with its code', async () => {
+  it('a data folder another mcp server holds exits 1 with storage_locked naming the holder', async () => {
     const dataDir = await tempData();
     const holder = await connect('--session', 's', '--data', dataDir);
     try {
       await call(holder.client, 'schedule_list', {});
       const r = spawnMcp('--session', 's', '--data', dataDir);
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/^[a-z_]+: The schedule domain is in use by process \d+/);
+      expect(r.stderr).toMatch(/^storage_locked: The schedule domain is in use by process \d+: lock file .*schedule\.json\.lock\./);
       expect(r.stdout).toBe('');
     } finally {
       await holder.close();
