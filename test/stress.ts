@@ -4,8 +4,10 @@
 // resident set with 20 stalled event-stream readers and 800 deliveries
 // (`test/reliability/hostStreams.ts [deliveries] [clients]`), then the reliability checks at
 // length (`test/reliability/stress.ts [seed]`), then 100 multi-process fault trials of the
-// PostgreSQL cluster (`test/cluster/trial/run.ts [trials] [seed]`, PG_TEST_URL). Each part runs
-// in its own process; the first failing part stops the run with its exit code.
+// PostgreSQL cluster (`test/cluster/trial/run.ts [trials] [seed]`, PG_TEST_URL), then three 30-s
+// rounds of database blips under a plain PostgreSQL storage (`test/storage/postgresBlipStress.ts
+// [rounds] [seconds] [seed]`, PG_TEST_URL). Each part runs in its own process; the first failing
+// part stops the run with its exit code.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -16,6 +18,7 @@ const parts: Array<[string, string[]]> = [
   ['reliability/hostStreams.ts', ['800', '20']],
   ['reliability/stress.ts', seed === undefined ? [] : [seed]],
   ['cluster/trial/run.ts', ['100', ...(seed === undefined ? [] : [seed])]],
+  ['storage/postgresBlipStress.ts', ['3', '30', ...(seed === undefined ? [] : [seed])]],
 ];
 
 for (const [file, args] of parts) {

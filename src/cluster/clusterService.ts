@@ -17,10 +17,11 @@ import { DEFAULT_LEASE_MS, shardKeeper } from '../adapters/postgres/shardKeeper.
 import { isScheduleError } from '../domain/errors.ts';
 import type { ScheduleInspectionEvent } from '../inspector/inspectionEvent.ts';
 import type { Clock, Logger, SessionController } from '../ports.ts';
-import type { ArchiveActivity } from '../remote/types.ts';
+import type { ArchiveActivity, RemoteCallOptions } from '../remote/types.ts';
 import type { ScheduleConfig } from '../runtime/config.ts';
 import { consoleLogger } from '../runtime/supervisorInput.ts';
 import { createScheduleService, type ScheduleChange, type ScheduleService } from '../service.ts';
+import { argumentsForFormat, callFormatError, type ToolCallOptions } from '../tools/callFormat.ts';
 import { TOOL_DEFINITIONS } from '../tools/definitions.ts';
 import type { ToolResult } from '../tools/results.ts';
 import { type ClusterWideRemote, clusterRemote, failuresOf } from './clusterRemote.ts';
@@ -67,6 +68,10 @@ const processTimers = {
 };
 
 /** The remote methods a cluster Host answers for any Session. */
+/** The `callId` of a call's options, when given (it is checked where the call runs). */
+const keyOf = (options: { readonly callId?: string } | undefined): { callId?: string } =>
+  options?.callId === undefined ? {} : { callId: options.callId };
+
 export type ClusterRemoteMethod = 'get' | 'list' | 'history' | 'update' | 'delete' | 'pause' | 'resume' | 'trigger';
 
 /**
@@ -77,7 +82,12 @@ export interface ClusterService {
   readonly hostId: string;
   /** The model tools' definitions (as `ScheduleService` has them). */
   readonly toolDefinitions: ScheduleService['toolDefinitions'];
-  callTool<N extends string>(sessionId: string, name: N, args: unknown): Promise<ToolResult<N>>;
+  /**
+   * A model tool call, as `ScheduleService.callTool` takes it: `format` reads the arguments as that
+   * tool format sends them, `callId` makes a mutating call idempotent (it travels with a routed
+   * call to the Host that holds the Session). A `signal` is not sent across Hosts.
+   */
+  callTool<N extends string>(sessionId: string, name: N, args: unknown, options?: Omit<ToolCallOptions, 'signal'>): Promise<ToolResult<N>>;
   /**
    * The remote methods that name one Session, as `ScheduleService` has them, and `catalog`,
    * `drift` and `reanchor` over every shard (clusterRemote.ts: the catalog and the drift report
@@ -95,7 +105,11 @@ export interface ClusterService {
   step(): Promise<StepReport>;
   /** Every shard service of this Host is idle. */
   whenIdle(): Promise<void>;
-  /** Hands every shard back (each after its delivery in flight), stops routing and leaves the cluster. */
+  /**
+   * Hands every shard back (each after its delivery in flight), stops routing and leaves the
+   * cluster; resolves once nothing of this Host runs any more (no timer, keeper step, routed call
+   * or listener), so the Host may end its pool right after.
+   */
   close(): Promise<void>;
 }
 
@@ -118,8 +132,9 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     logger,
     openShard: (shard, epoch, current) =>
       createScheduleService({
-        // A reminder is appended only while this term lasts and the lease is live by this Host's clock.
-        sessions: leasedSessions(sessions, shard, () => current() && keeper.holds(shard)),
+        // A reminder is appended and flushed only while this term lasts and the lease is live by
+        // this Host's clock; each carries this term's lease for Sessions that fence their writes.
+        sessions: leasedSessions(sessions, { hostId, shard, epoch }, () => current() && keeper.holds(shard)),
         logger,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.config === undefined ? {} : { config: options.config }),
@@ -162,6 +177,12 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     ...(routing.pollMs === undefined ? {} : { pollMs: routing.pollMs }),
     ...(routing.listen === undefined ? {} : { listen: routing.listen }),
   });
+  // Work the keeper's hooks start without waiting for it; `close()` waits for it.
+  const background = new Set<Promise<unknown>>();
+  const inBackground = (work: Promise<unknown>): void => {
+    background.add(work);
+    void work.finally(() => background.delete(work));
+  };
   const keeperPool = options.keeperPool === undefined ? reservedConnection(pool) : guardedPool(options.keeperPool);
   const keeper = shardKeeper({
     pool: keeperPool,
@@ -172,11 +193,13 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     onAcquired: (lease) => {
       host.acquired(lease.shard, lease.epoch);
       // Calls routed while the shard had no owner wait for this one.
-      void router.claimPending().catch((error: unknown) => logger.warn('Pending routed calls could not be claimed.', { cause: error }));
+      inBackground(
+        router.claimPending().catch((error: unknown) => logger.warn('Pending routed calls could not be claimed.', { cause: error })),
+      );
     },
     onLost: (shard) => {
       logger.warn('A shard lease was lost; its work stops here.', { shard });
-      void host.lost(shard);
+      inBackground(host.lost(shard));
     },
     release: (shard) => host.release(shard),
     onError: (error) => logger.warn('The shard keeper could not reach the database; it keeps trying.', { cause: error }),
@@ -196,8 +219,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   };
   const remoteCall =
     (kind: ClusterRemoteMethod) =>
-    <T>(request: unknown): Promise<T> =>
-      answer<T>({ kind: `remote.${kind}`, sessionId: sessionIn(request), request } as RoutedCall);
+    <T>(request: unknown, options?: RemoteCallOptions): Promise<T> =>
+      answer<T>({ kind: `remote.${kind}`, sessionId: sessionIn(request), request, ...keyOf(options) } as RoutedCall);
 
   const reader = new ClusterReader(pool, schema ?? DEFAULT_SCHEMA);
   const clock = options.clock;
@@ -212,7 +235,11 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   return {
     hostId,
     toolDefinitions: TOOL_DEFINITIONS,
-    callTool: (sessionId, name, args) => answer({ kind: 'tool', sessionId, name, args }),
+    callTool: (sessionId, name, args, callOptions) => {
+      const formatError = callFormatError(callOptions?.format);
+      if (formatError !== undefined) return Promise.reject(formatError);
+      return answer({ kind: 'tool', sessionId, name, args: argumentsForFormat(args, callOptions?.format), ...keyOf(callOptions) });
+    },
     remote: {
       get: remoteCall('get'),
       list: remoteCall('list'),
@@ -239,7 +266,9 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     whenIdle: () => host.whenIdle(),
     close: () => {
       closing ??= (async () => {
+        // The keeper's stop returns once its timers are cleared and no step or renewal of it runs.
         await keeper.stop();
+        await Promise.all(background);
         await host.close();
         await router.stop();
         await feed.stop();

@@ -7,6 +7,7 @@
 
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
+import { fenceEpochs, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
 import type { CommitBatch, ScheduleStorage } from '../../src/ports.ts';
 import { createScheduleService, type ScheduleService } from '../../src/service.ts';
@@ -101,8 +102,11 @@ describe('on PGlite', () => {
   test('two services on one schema create at once and every id is distinct, from the sequence', async () => {
     const schema = randomSchema();
     db.schemas.push(schema);
-    const first = await service(postgresStorage({ pool: db.pool, schema }));
-    const second = await service(postgresStorage({ pool: db.pool, schema }));
+    // Services sharing a schema are the cluster's: fenced storages (a plain one is the schema's only writer).
+    const leases = await shardLeases({ pool: db.pool, schema }).acquire({ hostId: 'a', leaseMs: 600_000, want: 256 });
+    const fence = { hostId: 'a', epochs: () => fenceEpochs(leases) };
+    const first = await service(postgresStorage({ pool: db.pool, schema, fence }));
+    const second = await service(postgresStorage({ pool: db.pool, schema, fence }));
     const ids = await Promise.all(Array.from({ length: 30 }, (_, n) => createIn(n % 2 === 0 ? first : second, n)));
     expect(new Set(ids).size).toBe(30);
     const numbers = ids.map((id) => Number(id.slice(4))).sort((x, y) => x - y);

@@ -5,7 +5,8 @@
 // allocates, and the first one's transaction is shown to be still open when the second is done.
 import pg from 'pg';
 import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
+import { type PostgresStorage, postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
+import { fenceEpochs, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { usePostgresServer } from '../support/postgresServer.ts';
 import { row } from './fixtures.ts';
 import { randomSchema, run, SERVER_URL } from './postgresHarness.ts';
@@ -68,9 +69,12 @@ describe('postgresStorage on the server: a Host paused inside a transaction', ()
     const applicationName = `agent-schedule-test-paused-${schema}`;
     const pausing = pausingPool(applicationName);
     const paused = postgresStorage({ pool: pausing, schema });
-    const other = postgresStorage({ connectionString: SERVER_URL, schema });
+    let other: PostgresStorage | undefined;
     try {
       await paused.open();
+      // A second writer on the schema is a cluster Host: fenced by shard leases (a plain storage is the only writer).
+      const leases = await shardLeases({ pool: admin, schema }).acquire({ hostId: 'other', leaseMs: 600_000, want: 256 });
+      other = postgresStorage({ connectionString: SERVER_URL, schema, fence: { hostId: 'other', epochs: () => fenceEpochs(leases) } });
       await other.open();
       expect(await paused.allocateTaskNumbers(2)).toEqual([1, 2]);
       expect(await other.allocateTaskNumbers(2)).toEqual([3, 4]);
@@ -103,7 +107,7 @@ describe('postgresStorage on the server: a Host paused inside a transaction', ()
       expect(await other.allocateTaskNumbers(1)).toEqual([13]);
     } finally {
       pausing.resume();
-      await Promise.allSettled([paused.close(), other.close()]);
+      await Promise.allSettled([paused.close(), other?.close()]);
       await pausing.end();
     }
     const reopened = postgresStorage({ connectionString: SERVER_URL, schema });

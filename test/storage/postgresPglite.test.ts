@@ -1,8 +1,9 @@
 // The PostgreSQL storage on PGlite (PostgreSQL compiled to WebAssembly, in process), so it runs
-// wherever `npm test` does: the storage conformance suite, migrations and corrupt rows. The same
-// suite runs against a real server in `npm run test:postgres`.
+// wherever `npm test` does: the storage conformance suite, migrations, corrupt rows and one writer
+// per schema. The same suites run against a real server in `npm run test:postgres`.
 import { describeStorageConformance } from './conformance.ts';
 import { postgresHarness, usePglite } from './postgresHarness.ts';
+import { describePostgresOwner } from './postgresOwner.ts';
 import { describePostgresBehaviour } from './postgresShared.ts';
 
 const db = usePglite();
@@ -12,3 +13,4 @@ describeStorageConformance(
   postgresHarness((schema) => ({ pool: db.pool, schema }), { connect: () => db.pool.connect(), end: async () => undefined }, db.schemas),
 );
 describePostgresBehaviour('PGlite', () => ({ pool: db.pool, admin: db.pool, schemas: db.schemas }));
+describePostgresOwner('PGlite', () => ({ pool: db.pool, admin: db.pool, schemas: db.schemas }));

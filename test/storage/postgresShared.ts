@@ -43,12 +43,12 @@ export function describePostgresBehaviour(name: string, backend: () => PostgresB
   const storageOn = (schema: string) => postgresStorage({ pool: backend().pool, schema });
 
   describe(`postgresStorage on ${name}: schema and rows`, () => {
-    it('two storages opening together on a fresh schema migrate it once', async () => {
+    it('two storages opening together on a fresh schema migrate it once; one opens, the other is refused storage_locked', async () => {
       const schema = schemaOf();
       const [a, b] = [storageOn(schema), storageOn(schema)];
-      const [da, db] = await Promise.all([a.open(), b.open()]);
-      expect(da).toEqual({ tasks: [], nextTaskNumber: 1 });
-      expect(db).toEqual({ tasks: [], nextTaskNumber: 1 });
+      const outcomes = await Promise.allSettled([a.open(), b.open()]);
+      expect(outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value)).toEqual([{ tasks: [], nextTaskNumber: 1 }]);
+      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as { code?: string }).code)).toEqual(['storage_locked']);
       const recorded = await run(backend().admin, `select version, name from "${schema}".schema_migrations order by version`);
       expect(recorded.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
       await Promise.all([a.close(), b.close()]);
@@ -197,17 +197,18 @@ export function describePostgresBehaviour(name: string, backend: () => PostgresB
     it('task numbers come from the sequence: allocated ones are never handed out again, and the counter covers them', async () => {
       const schema = schemaOf();
       const a = storageOn(schema);
-      const b = storageOn(schema);
       await a.open();
-      await b.open();
       await a.commit({ puts: [row(1)], deletes: [], nextTaskNumber: 2 });
       const fromA = await a.allocateTaskNumbers(3);
+      await a.close();
+      const b = storageOn(schema);
+      await b.open();
       const fromB = await b.allocateTaskNumbers(2);
       expect(fromA).toEqual([2, 3, 4]);
       expect(fromB).toEqual([5, 6]);
       // a counter below the sequence never moves it back
       await b.commit({ puts: [], deletes: [], nextTaskNumber: 3 });
-      await Promise.all([a.close(), b.close()]);
+      await b.close();
       expect((await storageOn(schema).open()).nextTaskNumber).toBe(7);
     });
   });

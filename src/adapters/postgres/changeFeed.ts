@@ -6,7 +6,7 @@
 // change naming many ids is split over several notifications under PostgreSQL's payload limit.
 
 import type { NotificationListener } from './callRouter.ts';
-import { reasonOf, type SqlPool } from './driver.ts';
+import { isConnectionFailure, reasonOf, type SqlPool } from './driver.ts';
 
 /** One committed change to some tasks of one Session. */
 export interface FeedChange {
@@ -62,10 +62,15 @@ export class ChangeFeed {
       const payload = JSON.stringify({ sessionId: change.sessionId, ids });
       try {
         const client = await this.options.pool.connect();
+        let broken: Error | undefined;
         try {
           await client.query('select pg_notify($1, $2)', [this.channel, payload]);
+        } catch (error) {
+          // A connection that failed is discarded, never handed to the next caller.
+          if (isConnectionFailure(error)) broken = error instanceof Error ? error : new Error(String(error));
+          throw error;
         } finally {
-          client.release();
+          client.release(broken);
         }
       } catch (error) {
         this.options.onError?.(new Error(`A schedule change could not be published (${reasonOf(error)}).`, { cause: error }));

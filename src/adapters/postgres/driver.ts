@@ -57,14 +57,36 @@ export function isConnectionFailure(error: unknown): boolean {
 /** The message of a failure, for error texts. */
 export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error));
 
+const ignoreError = (): void => undefined;
+const watchedPools = new WeakSet<object>();
+
 /**
- * `pool` with every client it hands out listening for `error` while checked out. A `pg` client
+ * Makes a `pg.Pool` (anything with `on`; other pools are left as they are) listen for `error`, and
+ * every client it connects listen for `error` from the moment it exists, for its whole life. A
+ * connection the server ends emits `error` on its client; when that happens between two uses, or
+ * in the very packet after the one that completed the connection (before the pool has handed the
+ * client to anyone), nobody else is listening and the event would end the process. Callers learn
+ * of the failure from their next query, which fails on the dead client; the pool drops an idle
+ * one by itself. Registered once per pool.
+ */
+export function watchPoolErrors(pool: SqlPool): void {
+  const events = pool as unknown as { on?(event: string, fn: (client: unknown) => void): unknown };
+  if (typeof events.on !== 'function' || watchedPools.has(pool)) return;
+  watchedPools.add(pool);
+  events.on('error', ignoreError);
+  events.on('connect', (client) => (client as { on?(event: 'error', fn: () => void): unknown }).on?.('error', ignoreError));
+}
+
+/**
+ * `pool` with every client it hands out listening for `error` while checked out (and, for a
+ * `pg.Pool`, every client listening for its whole life: {@link watchPoolErrors}). A `pg` client
  * whose socket dies emits `error`; the query in flight fails with it (which is how callers learn
  * of it), but with no listener the event itself would crash the process. A client released
  * cleanly drops the listener; one released as broken keeps it until the pool discards it. The
  * client's own `on`/`off` (notifications) stay reachable.
  */
 export function guardedPool(pool: SqlPool): SqlPool {
+  watchPoolErrors(pool);
   return {
     connect: async () => {
       const client = await pool.connect();

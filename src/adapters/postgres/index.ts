@@ -47,3 +47,4 @@ export {
   type ShardLeasesOptions,
   shardLeases,
 } from './shardLeases.ts';
+export { DEFAULT_OWNER_LEASE_MS, type SchemaHolder, SchemaLockedError } from './storageOwner.ts';

@@ -35,6 +35,12 @@ export interface Migration {
  * request, its state (`pending`, `claimed` by a Host at an epoch of the shard, `answered` with
  * the reply) and the deadline after which no Host claims it. Request and reply are `json`, kept
  * as written (object members in their order), as the task rows are.
+ *
+ * Version 6: `committed_by` and `committed_epoch` on `tasks`, the Host and lease epoch of the
+ * fenced commit that last wrote the row.
+ *
+ * Version 7: `storage_owner`, at most one row: the plain (unfenced) storage that writes the
+ * schema — its random token, who it is, and when its lease runs out by the database's clock.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -118,6 +124,19 @@ create index routed_calls_deadline on {schema}.routed_calls (deadline);
     name: 'tasks_committed_by',
     sql: `
 alter table {schema}.tasks add column committed_by text, add column committed_epoch bigint;
+`,
+  },
+  {
+    version: 7,
+    name: 'storage_owner',
+    sql: `
+create table {schema}.storage_owner (
+  singleton boolean primary key default true check (singleton),
+  token text not null,
+  holder json not null,
+  since timestamptz not null default now(),
+  expires_at timestamptz not null
+);
 `,
   },
 ];

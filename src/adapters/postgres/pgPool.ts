@@ -2,7 +2,7 @@
 // `pg` is loaded only here, when such a pool is made, so `agent-schedule/postgres` works with a
 // pool of the Host's own (or an embedded PostgreSQL) without `pg` installed.
 import { ScheduleError } from '../../domain/errors.ts';
-import type { SqlPool } from './driver.ts';
+import { type SqlPool, watchPoolErrors } from './driver.ts';
 import { type MigrationResult, migrate } from './migrations.ts';
 
 /** How to make a pool. */
@@ -32,8 +32,9 @@ export async function createPgPool(options: PgPoolOptions): Promise<SqlPool> {
     connectionTimeoutMillis: 10_000,
     query_timeout: options.queryTimeoutMs,
   });
-  // An idle connection the server closes is dropped by the pool; without a listener it would crash the process.
-  pool.on('error', () => undefined);
+  // A connection the server closes must never crash the process: the pool drops an idle one, and
+  // whoever uses one learns of it from the query that fails.
+  watchPoolErrors(pool as unknown as SqlPool);
   return pool as unknown as SqlPool;
 }
 

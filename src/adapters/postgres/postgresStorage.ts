@@ -7,8 +7,10 @@
 // commit whose outcome the database did not confirm rejects with `persistence_uncertain`. While
 // the database is unreachable, commits are refused at once for a growing pause (backoff) and
 // then tried on a fresh connection. With a fence, each commit first checks (and locks) the shard
-// leases of the shards it touches, and writes nothing when one is no longer this Host's. Scoped
-// to shards, `open` reads only their rows.
+// leases of the shards it touches, and writes nothing when one is no longer this Host's. Without
+// a fence the storage is the schema's only writer: `open` takes the schema's owner row (see
+// storageOwner.ts) or is refused with `storage_locked`, and each commit renews it in its own
+// transaction. Scoped to shards, `open` reads only their rows.
 import { SESSION_GROUPS } from '../../../machines/events.ts';
 import { decodeTzdata, nextTaskNumberAfter } from '../../domain/codec/index.ts';
 import { decodeRow } from '../../domain/codec/row.ts';
@@ -17,12 +19,13 @@ import { isScheduleError, ScheduleError } from '../../domain/errors.ts';
 import type { TaskRow } from '../../domain/types.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
-import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool } from './driver.ts';
+import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, watchPoolErrors } from './driver.ts';
 import { checkFence, FENCE_IDLE_TIMEOUT_MS, type LeaseFence } from './fence.ts';
 import { migrate, quoteSchema } from './migrations.ts';
 import { createPgPool } from './pgPool.ts';
 import { encodeStoredRow, shardOf } from './rowColumns.ts';
-import { checkHostId } from './shardLeases.ts';
+import { checkHostId, MAX_LEASE_MS } from './shardLeases.ts';
+import { DEFAULT_OWNER_LEASE_MS, StorageOwner } from './storageOwner.ts';
 
 /** The schema used when none is given. */
 export const DEFAULT_SCHEMA = 'agent_schedule';
@@ -57,6 +60,12 @@ export interface PostgresStorageOptions {
    * not limited by it (a fence checks their shards). Without it `open` reads every row.
    */
   readonly shards?: readonly number[] | (() => readonly number[]);
+  /**
+   * Without a fence: how long this storage's claim on the schema lasts without renewal, in ms
+   * (default 15000; renewed by every commit and every third of it). A Host that dies on another
+   * machine keeps the schema from a new opener this long; one on the same machine does not.
+   */
+  readonly ownerLeaseMs?: number;
 }
 
 /**
@@ -93,6 +102,10 @@ export class PostgresStorage implements ScheduleStorage {
    * at each check, moved by each allocation. A commit whose ids lie below it reads nothing.
    */
   private sequenceFloor = 1;
+  /** The claim on the schema of a storage without a fence (its only writer). */
+  private readonly owner: StorageOwner | undefined;
+  private renewTimer: ReturnType<typeof setTimeout> | undefined;
+  private renewing: Promise<void> = Promise.resolve();
   readonly schema: string;
   private readonly quoted: string;
 
@@ -114,6 +127,12 @@ export class PostgresStorage implements ScheduleStorage {
       }
     }
     if (options.shards !== undefined && typeof options.shards !== 'function') checkShards(options.shards);
+    const leaseMs = options.ownerLeaseMs ?? DEFAULT_OWNER_LEASE_MS;
+    if (!(Number.isSafeInteger(leaseMs) && leaseMs >= 3 && leaseMs <= MAX_LEASE_MS)) {
+      throw new ScheduleError('internal_error', `ownerLeaseMs is a whole number of ms from 3 to ${MAX_LEASE_MS}, not ${String(leaseMs)}.`);
+    }
+    // The cluster's storages share the schema by shard leases and fence every commit instead.
+    this.owner = options.fence === undefined ? new StorageOwner(this.schema, this.quoted, leaseMs) : undefined;
   }
 
   /**
@@ -121,7 +140,9 @@ export class PostgresStorage implements ScheduleStorage {
    *
    * @throws ScheduleError `corrupt_schedule_log` naming the row for a row that does not decode (or
    *   whose columns disagree with it) and for a schema newer than this code; `persistence_uncertain`
-   *   when the database cannot be reached (nothing was read or changed); `internal_error` when open.
+   *   when the database cannot be reached (nothing was read or changed); `internal_error` when open;
+   *   `SchemaLockedError` (`storage_locked`, naming the holder) when another storage without a
+   *   fence writes the schema.
    */
   async open(): Promise<StoredDomain> {
     if (this.phase !== 'closed')
@@ -132,8 +153,10 @@ export class PostgresStorage implements ScheduleStorage {
     try {
       const domain = await loading;
       this.phase = 'open';
+      this.scheduleRenewal();
       return domain;
     } catch (error) {
+      await this.giveOwner();
       await this.endPool();
       this.phase = 'closed';
       throw error;
@@ -141,6 +164,7 @@ export class PostgresStorage implements ScheduleStorage {
   }
 
   private async load(): Promise<StoredDomain> {
+    if (this.options.pool !== undefined) watchPoolErrors(this.options.pool);
     this.pool =
       this.options.pool ??
       (await createPgPool({
@@ -152,6 +176,7 @@ export class PostgresStorage implements ScheduleStorage {
     let broken: Error | undefined;
     try {
       await migrate(client, this.schema);
+      await this.owner?.take(client);
       return await this.readDomain(client);
     } catch (error) {
       if (isScheduleError(error)) throw error;
@@ -293,6 +318,8 @@ export class PostgresStorage implements ScheduleStorage {
     // A fenced commit records, in each row it writes, the Host and the lease epoch it wrote under.
     let writer: { readonly hostId: string; readonly epochs: ReadonlyMap<number, number> } | undefined;
     if (this.options.fence === undefined) {
+      // Refused, with nothing written, when another storage took the schema while this one's lease had run out.
+      await this.owner?.check(client);
       if (batch.deletes.length > 0) await client.query(`delete from ${q}.tasks where id = any($1::text[])`, [batch.deletes]);
     } else {
       const shards = await this.touchedShards(client, batch, columns);
@@ -423,9 +450,71 @@ export class PostgresStorage implements ScheduleStorage {
       if ((this.phase as Phase) !== 'open') return;
     }
     this.phase = 'closing';
+    if (this.renewTimer !== undefined) clearTimeout(this.renewTimer);
+    this.renewTimer = undefined;
+    await this.renewing;
     await this.tail;
+    await this.giveOwner();
     await this.endPool();
     this.phase = 'closed';
+  }
+
+  /** While open, the owner lease is renewed every third of it (each commit renews it too). */
+  private scheduleRenewal(): void {
+    const owner = this.owner;
+    if (owner === undefined || this.phase !== 'open') return;
+    this.renewTimer = setTimeout(
+      () => {
+        this.renewTimer = undefined;
+        this.renewing = this.renewOwner(owner).then(() => this.scheduleRenewal());
+      },
+      Math.max(1, Math.floor(owner.leaseMs / 3)),
+    );
+    this.renewTimer.unref?.();
+  }
+
+  /** One renewal; a failure is left to the next one (and to the commits, which check the claim themselves). */
+  private async renewOwner(owner: StorageOwner): Promise<void> {
+    let client: SqlClient;
+    try {
+      client = await this.connect('The owner lease of the schedule schema could not be renewed');
+    } catch {
+      return;
+    }
+    let broken: Error | undefined;
+    try {
+      await owner.renew(client);
+    } catch (error) {
+      if (isConnectionFailure(error)) broken = error instanceof Error ? error : new Error(String(error));
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Gives the schema's owner row up, so the next opener need not wait for the lease to run out. */
+  private async giveOwner(): Promise<void> {
+    const owner = this.owner;
+    if (owner === undefined || this.pool === undefined) {
+      owner?.forget();
+      return;
+    }
+    let client: SqlClient;
+    try {
+      client = await this.connect('The schedule schema could not be given up');
+    } catch {
+      owner.forget();
+      return;
+    }
+    let broken: Error | undefined;
+    try {
+      await owner.give(client);
+    } catch (error) {
+      // The lease runs out on its own.
+      owner.forget();
+      if (isConnectionFailure(error)) broken = error instanceof Error ? error : new Error(String(error));
+    } finally {
+      client.release(broken);
+    }
   }
 
   private async connect(what: string): Promise<SqlClient> {

@@ -15,11 +15,22 @@ export function reservedConnection(pool: SqlPool): SqlPool {
   let ended = false;
 
   /** Hands the held connection back to the pool (to be discarded when `error` is given). */
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  type Listening = { on?(event: 'error', fn: (error: Error) => void): void; off?(event: 'error', fn: (error: Error) => void): void };
+
+  /** Hands a connection back, no longer listening here (the pool listens to it from then on). */
+  const handBack = (client: SqlClient, error?: Error | boolean): void => {
+    (client as unknown as Listening).off?.('error', onError);
+    client.release(error);
+  };
+
   const discard = async (error?: Error): Promise<void> => {
     const client = await held?.catch(() => undefined);
     held = undefined;
     broken = undefined;
-    client?.release(error);
+    if (client !== undefined) handBack(client, error);
   };
 
   const checkOut = async (): Promise<SqlClient> => {
@@ -28,9 +39,7 @@ export function reservedConnection(pool: SqlPool): SqlPool {
       (client) => {
         // A pg client raises 'error' when its socket closes between queries; without a listener
         // the process would crash. The next caller then gets a fresh connection.
-        (client as unknown as { on?(event: 'error', fn: (error: Error) => void): void }).on?.('error', (error) => {
-          broken = error;
-        });
+        (client as unknown as Listening).on?.('error', onError);
         return client;
       },
       (error: unknown) => {
@@ -70,7 +79,7 @@ export function reservedConnection(pool: SqlPool): SqlPool {
             // A broken connection goes back to the pool to be discarded; the next caller gets a fresh one.
             held = undefined;
             broken = undefined;
-            client.release(error);
+            handBack(client, error);
           }
           done();
         },

@@ -110,6 +110,8 @@ export class ShardKeeper {
   private readonly unfreed = new Set<number>();
   private lock: Promise<void> = Promise.resolve();
   private phase: Phase = 'idle';
+  /** Set once a stop has begun to free the leases: a renewal queued behind it must not run (it would join again). */
+  private leaving = false;
   private stepping: Promise<StepReport> | undefined;
   private renewing: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
@@ -178,6 +180,7 @@ export class ShardKeeper {
     if (this.phase === 'stopping') return Promise.reject(invalid(`The shard keeper of host ${JSON.stringify(this.hostId)} is stopping.`));
     if (this.phase === 'idle') {
       this.phase = 'running';
+      this.leaving = false;
       this.schedule();
     }
     return this.step();
@@ -207,6 +210,7 @@ export class ShardKeeper {
       const shards = [...this.mine.keys()];
       await this.hooks(shards);
       await this.exclusive(async () => {
+        this.leaving = true;
         this.mine.clear();
         this.unfreed.clear();
         const failures: unknown[] = [];
@@ -219,6 +223,9 @@ export class ShardKeeper {
       this.clearTimer('tickHandle');
       this.tickAt = Number.POSITIVE_INFINITY;
       this.clearTimer('watchHandle');
+      // The stop is over only when no renewal or step of this keeper is still running.
+      await this.renewing;
+      await this.stepping;
     }
   }
 
@@ -366,6 +373,7 @@ export class ShardKeeper {
       return;
     }
     this.renewing ??= this.exclusive(async () => {
+      if (this.leaving) return;
       const sinks: Sinks = { acquired: [], lost: [] };
       try {
         await this.members.heartbeat(this.hostId, this.leaseMs);
