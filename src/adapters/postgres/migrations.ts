@@ -139,6 +139,24 @@ create table {schema}.storage_owner (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'remembered_calls',
+    sql: `
+create table {schema}.remembered_calls (
+  session_id text not null,
+  call_id text not null,
+  shard smallint not null,
+  operation text not null,
+  arguments text not null,
+  answer json not null,
+  called_at timestamptz not null,
+  position bigserial not null,
+  primary key (session_id, call_id)
+);
+create index remembered_calls_shard on {schema}.remembered_calls (shard);
+`,
+  },
 ];
 
 /** The newest schema version this code reads and writes. */

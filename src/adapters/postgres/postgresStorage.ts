@@ -12,10 +12,13 @@
 // storageOwner.ts) or is refused with `storage_locked`, and each commit renews it in its own
 // transaction. Scoped to shards, `open` reads only their rows.
 import { SESSION_GROUPS } from '../../../machines/events.ts';
+import { decodeRememberedCall } from '../../domain/codec/calls.ts';
 import { decodeTzdata, nextTaskNumberAfter } from '../../domain/codec/index.ts';
 import { decodeRow } from '../../domain/codec/row.ts';
 import { corrupt } from '../../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../../domain/errors.ts';
+import { formatInstant } from '../../domain/instant.ts';
+import type { RememberedCall } from '../../domain/rememberedCalls.ts';
 import type { TaskRow } from '../../domain/types.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
@@ -233,6 +236,7 @@ export class PostgresStorage implements ScheduleStorage {
       if (mismatch !== undefined) corrupt(where, mismatch[0] ?? '', mismatch[1] ?? '');
       tasks.push(row);
     }
+    const calls = await this.readCalls(client);
     const counter = await sequenceNext(client, this.quoted);
     this.sequenceFloor = Math.max(this.sequenceFloor, counter);
     const meta = await client.query(`select value from ${this.quoted}.domain_meta where key = 'tzdata'`);
@@ -244,7 +248,41 @@ export class PostgresStorage implements ScheduleStorage {
         counter,
       ),
       ...tzdata,
+      ...(calls.length === 0 ? {} : { calls }),
     };
+  }
+
+  /** The remembered calls of the shards this storage opens (all without a scope), oldest first. */
+  private async readCalls(client: SqlClient): Promise<RememberedCall[]> {
+    const source = `PostgreSQL table ${this.schema}.remembered_calls`;
+    const columns = `select session_id, call_id, operation, arguments, answer::text as answer,
+         floor(extract(epoch from called_at) * 1000)::bigint::text as called_at_ms
+       from ${this.quoted}.remembered_calls`;
+    const scope = this.options.shards;
+    const result =
+      scope === undefined
+        ? await client.query(`${columns} order by called_at, position`)
+        : await client.query(`${columns} where shard = any($1::smallint[]) order by called_at, position`, [
+            checkShards(typeof scope === 'function' ? scope() : scope),
+          ]);
+    return result.rows.map((stored) => {
+      const where = `${source}: call ${JSON.stringify(String(stored.call_id))} of Session ${JSON.stringify(String(stored.session_id))}`;
+      let answer: unknown;
+      try {
+        answer = JSON.parse(String(stored.answer));
+      } catch (error) {
+        corrupt(where, 'answer', `is not JSON (${reasonOf(error)})`);
+      }
+      const value = {
+        sessionId: stored.session_id,
+        callId: stored.call_id,
+        operation: stored.operation,
+        arguments: stored.arguments,
+        answer,
+        calledAt: formatInstant(Number(stored.called_at_ms)),
+      };
+      return decodeRememberedCall(value, where, '');
+    });
   }
 
   /**
@@ -360,6 +398,7 @@ export class PostgresStorage implements ScheduleStorage {
         );
       }
     }
+    await this.writeCalls(client, batch);
     if (batch.tzdata !== undefined) {
       await client.query(
         `insert into ${q}.domain_meta (key, value) values ('tzdata', $1) on conflict (key) do update set value = excluded.value`,
@@ -393,9 +432,42 @@ export class PostgresStorage implements ScheduleStorage {
     this.sequenceFloor = Math.max(this.sequenceFloor, next);
   }
 
-  /** The shards a batch writes: those of its puts' Sessions and of the stored rows it deletes. */
+  /**
+   * Forgets and remembers a batch's calls in its transaction. A call already stored (the batch of
+   * an uncertain write sent again) is kept as it was.
+   */
+  private async writeCalls(client: SqlClient, batch: PreparedBatch): Promise<void> {
+    const q = this.quoted;
+    const forget = batch.forgetCalls ?? [];
+    if (forget.length > 0) {
+      await client.query(
+        `delete from ${q}.remembered_calls c using unnest($1::text[], $2::text[]) as f(session_id, call_id)
+         where c.session_id = f.session_id and c.call_id = f.call_id`,
+        [forget.map((f) => f.sessionId), forget.map((f) => f.callId)],
+      );
+    }
+    const calls = batch.calls ?? [];
+    if (calls.length === 0) return;
+    await client.query(
+      `insert into ${q}.remembered_calls (session_id, call_id, shard, operation, arguments, answer, called_at)
+       select * from unnest($1::text[], $2::text[], $3::smallint[], $4::text[], $5::text[], $6::json[], $7::timestamptz[])
+       on conflict (session_id, call_id) do nothing`,
+      [
+        calls.map((c) => c.sessionId),
+        calls.map((c) => c.callId),
+        calls.map((c) => shardOf(c.sessionId)),
+        calls.map((c) => c.operation),
+        calls.map((c) => c.arguments),
+        calls.map((c) => JSON.stringify(c.answer)),
+        calls.map((c) => c.calledAt),
+      ],
+    );
+  }
+
+  /** The shards a batch writes: those of its puts' Sessions, of the stored rows it deletes and of its calls' Sessions. */
   private async touchedShards(client: SqlClient, batch: PreparedBatch, columns: readonly { shard: number }[]): Promise<number[]> {
     const shards = new Set(columns.map((c) => c.shard));
+    for (const call of [...(batch.calls ?? []), ...(batch.forgetCalls ?? [])]) shards.add(shardOf(call.sessionId));
     if (batch.deletes.length > 0) {
       const stored = await client.query(`select distinct shard from ${this.quoted}.tasks where id = any($1::text[])`, [batch.deletes]);
       for (const r of stored.rows) shards.add(Number(r.shard));

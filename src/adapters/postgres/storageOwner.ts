@@ -133,9 +133,12 @@ export class StorageOwner {
            expires_at = now() + $3::bigint * interval '1 millisecond'`,
         [this.token, JSON.stringify(holder), this.leaseMs],
       );
-      await client.query('commit');
+      // Known as live before the commit lands: another storage of this process that reads the row
+      // the moment it is committed must find its holder running.
       liveTokens.add(this.token);
+      await client.query('commit');
     } catch (error) {
+      liveTokens.delete(this.token);
       await client.query('rollback').catch(() => undefined);
       throw error;
     }
