@@ -6,8 +6,10 @@
 // length (`test/reliability/stress.ts [seed]`), then 100 multi-process fault trials of the
 // PostgreSQL cluster (`test/cluster/trial/run.ts [trials] [seed]`, PG_TEST_URL), then three 30-s
 // rounds of database blips under a plain PostgreSQL storage (`test/storage/postgresBlipStress.ts
-// [rounds] [seconds] [seed]`, PG_TEST_URL). Each part runs in its own process; the first failing
-// part stops the run with its exit code.
+// [rounds] [seconds] [seed]`, PG_TEST_URL), then 1 000 creates by a client that abandons calls and
+// retries them with their Idempotency-Key, on files and on PostgreSQL with blips of killed
+// connections (`test/reliability/idempotentRetry.ts [creates] [database url] [kill]`). Each part
+// runs in its own process; the first failing part stops the run with its exit code.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -19,6 +21,8 @@ const parts: Array<[string, string[]]> = [
   ['reliability/stress.ts', seed === undefined ? [] : [seed]],
   ['cluster/trial/run.ts', ['100', ...(seed === undefined ? [] : [seed])]],
   ['storage/postgresBlipStress.ts', ['3', '30', ...(seed === undefined ? [] : [seed])]],
+  ['reliability/idempotentRetry.ts', ['1000']],
+  ['reliability/idempotentRetry.ts', ['1000', process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test', 'kill']],
 ];
 
 for (const [file, args] of parts) {

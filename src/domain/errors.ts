@@ -132,9 +132,18 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   idempotency_conflict: {
     meaning:
       'The call carries a `callId` (or an `Idempotency-Key`) that this Session already used for another call: another tool or method, or other arguments. Remembered calls are kept for 24 hours.',
-    answeredBy: ['schedule_create', 'schedule_update', 'schedule_delete', 'remote.update', 'remote.delete', 'remote.pause', 'remote.resume', 'remote.trigger', 'remote.reanchor'],
-    nextStep:
-      'A retry must repeat the first call exactly; a new call needs a new `callId`. Nothing was written.',
+    answeredBy: [
+      'schedule_create',
+      'schedule_update',
+      'schedule_delete',
+      'remote.update',
+      'remote.delete',
+      'remote.pause',
+      'remote.resume',
+      'remote.trigger',
+      'remote.reanchor',
+    ],
+    nextStep: 'A retry must repeat the first call exactly; a new call needs a new `callId`. Nothing was written.',
   },
   storage_locked: {
     meaning:

@@ -59,9 +59,6 @@ export function planToolCall(ctx: SlotContext, sessionId: string, name: string, 
       return planDelete(ctx, sessionId, taskIdArg(name, a));
     }
     default:
-      throw new ScheduleError(
-        'unknown_tool',
-        `There is no tool ${describeValue(name)}; the schedule tools are ${listWords(TOOL_NAMES)}.`,
-      );
+      throw new ScheduleError('unknown_tool', `There is no tool ${describeValue(name)}; the schedule tools are ${listWords(TOOL_NAMES)}.`);
   }
 }

@@ -4,7 +4,7 @@
 // gets an answer that is not `persistence_uncertain`. The server goes on with an abandoned
 // attempt, so most first attempts land while their client has already left. With a database,
 // the Host keeps its schedule on PostgreSQL, and optionally another connection terminates the
-// Host's connections every few milliseconds meanwhile, so that writes also come back uncertain
+// Host's connections every few milliseconds during blips of 400 ms each second, so that writes also come back uncertain
 // after they landed. At the end every Session's tasks are listed: there must be exactly one task
 // per create. `tsx test/reliability/idempotentRetry.ts [creates] [database url] [kill]` runs it alone.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,6 +36,10 @@ export interface IdempotentRetryFigures {
 }
 
 const SESSIONS = 20;
+
+/** With a database: connections are killed during the first `BLIP_MS` of every `BLIP_CYCLE_MS`. */
+const BLIP_MS = 400;
+const BLIP_CYCLE_MS = 1_000;
 
 /** A small deterministic generator, so a run can be repeated. */
 function random(seed: number): () => number {
@@ -130,8 +134,15 @@ async function startKilling(url: string, [min, max]: readonly [number, number], 
   await admin.connect();
   let stopped = false;
   let count = 0;
+  const started = Date.now();
   const loop = (async () => {
     while (!stopped) {
+      // Blips of killing, then a quiet spell in which the Host can finish what was retried.
+      const phase = (Date.now() - started) % BLIP_CYCLE_MS;
+      if (phase >= BLIP_MS) {
+        await new Promise((resolve) => setTimeout(resolve, BLIP_CYCLE_MS - phase));
+        continue;
+      }
       await new Promise((resolve) => setTimeout(resolve, min + Math.floor(next() * (max - min + 1))));
       const result = await admin.query(
         `select pg_terminate_backend(pid) from pg_stat_activity

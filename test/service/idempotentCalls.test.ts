@@ -3,12 +3,13 @@
 // `idempotency_conflict`; a refusal is not remembered; a write that came back uncertain is retried
 // with the same batch, so a retry never makes a second task; remembered calls are forgotten once
 // past their retention.
-import { MemoryStorage, memoryStorage } from '../../src/adapters/memoryStorage.ts';
+
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import { loadDomainFiles } from '../../src/adapters/loadDomain.ts';
+import { MemoryStorage, memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
 import type { CommitBatch } from '../../src/ports.ts';
-import { closeAll, closeHarness, create, DAY, harness, HOUR, tempDir, tick } from '../support/harness.ts';
+import { closeAll, closeHarness, create, DAY, HOUR, harness, tempDir, tick } from '../support/harness.ts';
 
 afterEach(closeAll);
 
@@ -78,7 +79,9 @@ describe('a repeated callId', () => {
     expect(await h.svc.callTool('s1', 'schedule_update', { id: view.id, title: 'Other' }, { callId: 'u1' })).toMatchObject({
       code: 'idempotency_conflict',
     });
-    expect(await h.svc.callTool('s1', 'schedule_delete', { id: view.id }, { callId: 'u1' })).toMatchObject({ code: 'idempotency_conflict' });
+    expect(await h.svc.callTool('s1', 'schedule_delete', { id: view.id }, { callId: 'u1' })).toMatchObject({
+      code: 'idempotency_conflict',
+    });
     expect(await h.svc.remote.pause({ sessionId: 's1', id: view.id }, { callId: 'u1' })).toMatchObject({ code: 'idempotency_conflict' });
     expect(storage.commitCount).toBe(commits);
   });

@@ -3,7 +3,7 @@
 // delivered, is never taken for a redelivery by a Session that drops known keys — while a run now
 // that failed and is tried again repeats its key.
 import type { SessionController } from '../../src/ports.ts';
-import { closeAll, create, harness, HOUR, tick } from '../support/harness.ts';
+import { closeAll, create, HOUR, harness, tick } from '../support/harness.ts';
 
 afterEach(closeAll);
 
@@ -64,7 +64,10 @@ describe('run-now keys', () => {
     await tick(h, HOUR);
     await h.svc.remote.trigger({ sessionId: 's1', id: view.id });
     await tick(h, 0);
-    expect(sessions.sent.map((m) => m.keys)).toEqual([[`${view.id}@2030-01-01T09:00:00.000Z`], [`${view.id}@2030-01-01T09:00:00.000Z#run-now:m1`]]);
+    expect(sessions.sent.map((m) => m.keys)).toEqual([
+      [`${view.id}@2030-01-01T09:00:00.000Z`],
+      [`${view.id}@2030-01-01T09:00:00.000Z#run-now:m1`],
+    ]);
     const history = await h.svc.remote.history({ sessionId: 's1', id: view.id, limit: 10 });
     expect(history).toMatchObject({ records: [{ messageId: 'm2', trigger: 'manual' }, { messageId: 'm1' }] });
   });
