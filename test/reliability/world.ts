@@ -71,7 +71,7 @@ export const TOOL_CODES: Readonly<Record<string, readonly ErrorCode[]>> = {
 };
 
 /** Codes for a name that is not one of the four tools. */
-export const UNKNOWN_TOOL_CODES: readonly ErrorCode[] = ['invalid_selector'];
+export const UNKNOWN_TOOL_CODES: readonly ErrorCode[] = ['unknown_tool'];
 
 const PROTOTYPES: ReadonlyArray<readonly [string, object]> = [
   ['Object.prototype', Object.prototype],
