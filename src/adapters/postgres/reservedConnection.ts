@@ -14,7 +14,7 @@ export function reservedConnection(pool: SqlPool): SqlPool {
   let turn: Promise<void> = Promise.resolve();
   let ended = false;
 
-  /** Hands the held connection back to the pool (to be discarded when `error` is given). */
+  /** Marks the held connection broken when its socket dies between queries. */
   const onError = (error: Error): void => {
     broken = error;
   };
@@ -26,6 +26,7 @@ export function reservedConnection(pool: SqlPool): SqlPool {
     client.release(error);
   };
 
+  /** Hands the held connection back to the pool (to be discarded when `error` is given). */
   const discard = async (error?: Error): Promise<void> => {
     const client = await held?.catch(() => undefined);
     held = undefined;
