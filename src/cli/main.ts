@@ -1,7 +1,8 @@
 // Entry point of the `agent-schedule` command line: a table of subcommands, top-level help, and
 // the mapping of failures to exit codes (0 ok, 1 a rejected value — printed as its error code and
 // message —, 2 bad usage: one line and a hint to `--help`). With `--json` a failure is printed as
-// `{"code", "message"}` on stdout instead, with the same exit code. `--version` prints the
+// `{"code", "message"}` on stdout instead, with the same exit code. The global options may come
+// before the command name (globalOptions.ts). `--version` prints the
 // package's version. New subcommands are added to COMMANDS. The module runs `main` itself
 // when it is executed directly (`tsx src/cli/main.ts …`) and only exports it when imported (as
 // bin/agent-schedule.js does).
@@ -14,6 +15,7 @@ import { createCommand } from './create.ts';
 import { deleteCommand } from './delete.ts';
 import { driftCommand, reanchorCommand } from './drift.ts';
 import { explainCommand } from './explain.ts';
+import { type CommandLine, splitCommandLine } from './globalOptions.ts';
 import { historyCommand } from './history.ts';
 import { listCommand } from './list.ts';
 import { mcpCommand } from './mcp.ts';
@@ -53,6 +55,7 @@ function mainHelp(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'preview runs offline, migrate talks to a PostgreSQL database and mcp --data to a data folder; every other command talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
+    '--url and --json may come before or after the command.',
     'Run `agent-schedule <command> --help` for the options of a command; `agent-schedule --version` prints the version.',
   ].join('\n');
 }
@@ -68,10 +71,18 @@ function report(io: CliIo, json: boolean, code: string, message: string, hint?: 
 
 /** Runs the CLI with the arguments after the program name; resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
-  const [name, ...rest] = argv;
   const json = argv.includes('--json');
   const topHint = 'Run `agent-schedule --help` for the commands.';
-  if (name === undefined || name === '--json') {
+  let line: CommandLine;
+  try {
+    line = splitCommandLine(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    report(io, json, USAGE_ERROR_CODE, error.message, topHint);
+    return 2;
+  }
+  const { name, globals, rest } = line;
+  if (name === undefined) {
     report(io, json, USAGE_ERROR_CODE, 'Give a command: agent-schedule <command> [options].', topHint);
     return 2;
   }
@@ -90,7 +101,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   try {
-    return await command.run(rest, io);
+    return await command.run([...globals, ...rest], io);
   } catch (error) {
     if (error instanceof UsageError) {
       report(io, json, USAGE_ERROR_CODE, error.message, `Run \`agent-schedule ${command.name} --help\` for its options.`);

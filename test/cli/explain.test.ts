@@ -6,6 +6,7 @@
 // run-now.
 
 import type { Explanation } from '../../src/cli/explain.ts';
+import type { CatalogEntry, CatalogPage } from '../../src/index.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
 import { startFakeSessionHost } from './fakeSessionHost.ts';
 import { runCli } from './support.ts';
@@ -105,6 +106,8 @@ describe('agent-schedule explain: failures and coalesced occurrences', () => {
       ]);
       expect((await cli('list', '--session', 'demo')).out.split('\n')[1]).toMatch(/^sch_1\s+demo\s+failing\s+Tick\s/);
       expect((await cli('catalog')).out).toMatch(/sch_1\s+demo\s+failing\s+Tick/);
+      const failing = JSON.parse((await cli('catalog', '--state', 'failing', '--json')).out) as CatalogPage<CatalogEntry>;
+      expect(failing).toMatchObject({ total: 1, entries: [{ record: { id: 'sch_1' }, failure: { attempts: 2 } }] });
 
       // The retry succeeds: the receipt is recorded and the failure status cleared.
       await h.clock.advance(10_000);

@@ -2,7 +2,7 @@
 // timing, list, catalog, history, update (with its conflict check), delete and tools, as tables
 // and as JSON; exit 1 with the error code for refusals and for no Host, exit 2 for bad usage.
 import { main } from '../../src/cli/main.ts';
-import type { CatalogEntry, ScheduleView } from '../../src/index.ts';
+import type { CatalogEntry, CatalogPage, ScheduleView } from '../../src/index.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
 import { runCli } from './support.ts';
 
@@ -104,7 +104,7 @@ describe('agent-schedule list, catalog, history, update, delete, tools', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/sch_1\s+demo\s+active\s+Tick/);
     expect(r.out).toMatch(/sch_2\s+ops\s+inactive\s+Tea\s+-\s+-\s+once, 30 s after creation/);
-    expect(json<CatalogEntry[]>((await cli('catalog', '--json')).out)).toHaveLength(2);
+    expect(json<CatalogPage<CatalogEntry>>((await cli('catalog', '--json')).out)).toMatchObject({ total: 2, entries: [{}, {}] });
   });
 
   it('history pages with --limit and --before', async () => {

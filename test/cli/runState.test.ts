@@ -2,7 +2,7 @@
 // (2030-01-07T08:00Z): a paused task shows as paused in list, catalog and explain and is not
 // delivered; resume moves a recurring one past what it missed; run now delivers once with a
 // manual receipt; refusals (schedule_not_found, schedule_ended) and bad usage in text and --json.
-import type { CatalogEntry, ScheduleView } from '../../src/index.ts';
+import type { CatalogEntry, CatalogPage, ScheduleView } from '../../src/index.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
 import { runCli } from './support.ts';
 
@@ -31,7 +31,7 @@ describe('agent-schedule pause and resume', () => {
       { id: 'sch_1', state: 'paused', pausedAt: '2030-01-07T08:00:00.000Z' },
     ]);
     expect((await cli('catalog')).out).toMatch(/sch_1\s+demo\s+paused\s+Tick/);
-    expect(json<CatalogEntry[]>((await cli('catalog', '--json')).out)[0]?.pausedAt).toBe('2030-01-07T08:00:00.000Z');
+    expect(json<CatalogPage<CatalogEntry>>((await cli('catalog', '--json')).out).entries[0]?.pausedAt).toBe('2030-01-07T08:00:00.000Z');
     const explained = (await cli('explain', '--id', 'sch_1')).out.split('\n');
     expect(explained[0]).toBe(
       'sch_1 "Tick" in Session demo: paused since 2030-01-07T08:00:00.000Z (not delivered until resumed or run now)',
