@@ -19,6 +19,8 @@ export interface ScheduleConfig {
   readonly maxConcurrentRestores?: number;
   /** Tasks due further ahead than this are kept as rows without a live actor; `null` keeps every task live. */
   readonly passivationHorizonMs?: number | null;
+  /** The least time between two info lines summing up deliveries (each delivery is logged at debug). */
+  readonly deliverySummaryIntervalMs?: number;
 }
 
 export interface ResolvedConfig {
@@ -28,11 +30,15 @@ export interface ResolvedConfig {
   readonly maxConcurrentRestores: number;
   /** The passivation horizon (ms), or null when every active task keeps a live actor. */
   readonly passivationHorizonMs: number | null;
+  readonly deliverySummaryIntervalMs: number;
 }
 
 export const DEFAULT_MAX_WAIT_MS = 60_000;
 export const DEFAULT_MAX_CONCURRENT_RESTORES = 8;
 export const DEFAULT_PASSIVATION_HORIZON_MS = 3_600_000;
+export const DEFAULT_DELIVERY_SUMMARY_INTERVAL_MS = 60_000;
+/** Bounds the latenesses one summary holds in memory. */
+const MAX_DELIVERY_SUMMARY_INTERVAL_MS = 86_400_000;
 
 const CONFIG_KEYS = [
   'deliveryHistoryDays',
@@ -41,6 +47,7 @@ const CONFIG_KEYS = [
   'maxWaitMs',
   'maxConcurrentRestores',
   'passivationHorizonMs',
+  'deliverySummaryIntervalMs',
 ];
 
 function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
@@ -87,5 +94,12 @@ export function resolveConfig(config: unknown): ResolvedConfig {
       c.passivationHorizonMs === null
         ? null
         : integer(c.passivationHorizonMs, 'passivationHorizonMs', 0, Number.MAX_SAFE_INTEGER, DEFAULT_PASSIVATION_HORIZON_MS),
+    deliverySummaryIntervalMs: integer(
+      c.deliverySummaryIntervalMs,
+      'deliverySummaryIntervalMs',
+      1,
+      MAX_DELIVERY_SUMMARY_INTERVAL_MS,
+      DEFAULT_DELIVERY_SUMMARY_INTERVAL_MS,
+    ),
   };
 }

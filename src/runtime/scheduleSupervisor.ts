@@ -24,6 +24,7 @@ import type { SlotReply } from '../planning/slotPlan.ts';
 import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
 import { deliverBatch } from './deliveryAttempt.ts';
+import { DeliverySummary } from './deliverySummary.ts';
 import { IdleWatch, type Quiet } from './idleWatch.ts';
 import { InDoubtCalls } from './inDoubtCalls.ts';
 import { Limiter } from './limiter.ts';
@@ -69,12 +70,15 @@ export class ScheduleRuntime implements SupervisorRuntime {
   private sink: TimerSink | null = null;
   /** Idempotent calls whose write came back uncertain (retried with the same batch). */
   private readonly inDoubt = new InDoubtCalls();
+  /** Deliveries and failed attempts since the last info summary. */
+  readonly summary: DeliverySummary;
 
   constructor(
     readonly ports: Ports,
     readonly table: TaskTable,
   ) {
     this.restores = new Limiter(ports.config.maxConcurrentRestores);
+    this.summary = new DeliverySummary(ports.clock, ports.logger, ports.config.deliverySummaryIntervalMs);
     this.scheduler = new Scheduler({
       clock: ports.clock,
       config: ports.config,
@@ -132,7 +136,8 @@ export class ScheduleRuntime implements SupervisorRuntime {
 
   get slotDeps(): SlotRunnerDeps {
     const { storage, clock, logger, config } = this.ports;
-    return { table: this.table, storage, clock, logger, config, scheduler: this.scheduler, actors: this.actors, inDoubt: this.inDoubt };
+    const { table, scheduler, actors, inDoubt, summary } = this;
+    return { table, storage, clock, logger, config, scheduler, actors, inDoubt, summary };
   }
 
   get retry(): ResolvedConfig['retry'] {
@@ -247,7 +252,7 @@ const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive
       drain();
       return;
     }
-    scheduler.failed(event.causes);
+    runtime.summary.failed(scheduler.failed(event.causes));
     scheduler.rearm();
   });
   if (input.drain === true) drain();
@@ -256,6 +261,8 @@ const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive
 
 const closeDomain = fromPromise<void, RuntimeInput>(async ({ input }) => {
   const runtime = runtimeOf(input.runtime);
+  // The work is drained: what the last summary has not told yet is told now.
+  runtime.summary.flush();
   try {
     await runtime.ports.storage.close();
   } catch (error) {

@@ -193,9 +193,11 @@ export class Scheduler {
   /**
    * These failures reached the task actors: each task is queued again at the retry its actor
    * holds, indexed as parked, or — when the failure left it waiting for its target (an edit
-   * landed during the attempt) — at that target; each cause is logged once.
+   * landed during the attempt) — at that target; each cause is logged once. Answers how many
+   * failed attempts were logged.
    */
-  failed(causes: readonly FailureCause[]): void {
+  failed(causes: readonly FailureCause[]): number {
+    let logged = 0;
     for (const cause of causes) {
       const ids: string[] = [];
       let latest: TaskContext['failure'];
@@ -217,7 +219,9 @@ export class Scheduler {
         nextRetryAt: latest?.nextRetryAt ?? null,
         cause: cause.error ?? cause.message,
       });
+      logged++;
     }
+    return logged;
   }
 
   /**

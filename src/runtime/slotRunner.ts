@@ -20,6 +20,7 @@ import { rejected, resolved, type SlotPlan, type SlotReply } from '../planning/s
 import { planToolCall } from '../planning/toolPlans.ts';
 import type { Clock, CommitBatch, Logger, ScheduleStorage } from '../ports.ts';
 import type { ResolvedConfig } from './config.ts';
+import type { DeliverySummary } from './deliverySummary.ts';
 import type { InDoubtCalls } from './inDoubtCalls.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { TaskTable } from './taskTable.ts';
@@ -54,6 +55,8 @@ export interface SlotRunnerDeps {
   readonly actors: ActorReader;
   /** Idempotent calls whose write came back uncertain. */
   readonly inDoubt: InDoubtCalls;
+  /** Counts each committed delivery for the periodic info summary (the delivery itself is logged at debug). */
+  readonly summary: DeliverySummary;
 }
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
@@ -232,14 +235,16 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
   }
   deps.table.apply(written);
   deps.inDoubt.settled(written);
-  for (const { sessionId, reminder: r } of slot.commits ?? [])
-    deps.logger.info?.('Reminder delivered.', {
+  for (const { sessionId, reminder: r } of slot.commits ?? []) {
+    deps.logger.debug?.('Reminder delivered.', {
       sessionId,
       taskId: r.id,
       occurrence: r.occurrence,
       deliveredAt: r.deliveredAt,
       messageId: r.messageId,
     });
+    deps.summary.delivered(r.occurrence, r.deliveredAt);
+  }
   const deliveredIds = (slot.commits ?? []).map((c) => c.reminder.id);
   deps.scheduler.commitsSettled([...deliveredIds, ...(slot.dropped ?? [])]);
   track(deps, batch);

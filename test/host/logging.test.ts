@@ -1,5 +1,5 @@
 // The Host's structured log: `npm start`'s Host (host/main.ts) in test-clock mode writes one JSON
-// line per event on stdout — its start, each delivery committed, each failed attempt with its
+// line per event on stdout — its start, the periodic delivery summary, each failed attempt with its
 // stage and a one-line cause, its stop — and the library logger of host/logger.ts keeps stacks
 // for `debug`, honours LOG_LEVEL and prints readable lines with LOG_FORMAT=pretty.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -13,6 +13,8 @@ import { createHostLog, libraryLogger, logSettingsFromEnv, prettyLine } from '..
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 type LogLine = Record<string, unknown> & { level: string; time: string; msg: string };
+
+const SUMMARY = 'Reminder deliveries since the last summary.';
 
 /** The Host as a child process whose stdout is read line by line as JSON. */
 function startHost(dataDir: string, env: Record<string, string> = {}) {
@@ -65,7 +67,7 @@ async function api(url: string, method: string, path: string, body?: unknown): P
 }
 
 describe('the Host log (host/main.ts)', () => {
-  it('writes one JSON line per event: start, delivery, failed attempt with stage and cause, stop', async () => {
+  it('writes one JSON line per event: start, failed attempt with stage and cause, delivery summary, stop', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'agent-schedule-log-'));
     // A Session whose transcript is damaged: restoring it fails, so its reminder's attempts fail.
     await mkdir(join(dataDir, 'sessions'), { recursive: true });
@@ -77,11 +79,7 @@ describe('the Host log (host/main.ts)', () => {
       expect(started).toMatchObject({ level: 'info', dataDir, testClock: '2030-01-07T08:00:00Z' });
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-      const good = (await api(url, 'POST', '/api/sessions/demo/tools/schedule_create', {
-        title: 'Tea',
-        prompt: 'Make tea.',
-        after_seconds: 60,
-      })) as { id: string };
+      await api(url, 'POST', '/api/sessions/demo/tools/schedule_create', { title: 'Tea', prompt: 'Make tea.', after_seconds: 60 });
       const bad = (await api(url, 'POST', '/api/sessions/broken/tools/schedule_create', {
         title: 'Stretch',
         prompt: 'Stand up.',
@@ -89,17 +87,6 @@ describe('the Host log (host/main.ts)', () => {
       })) as { id: string };
       await api(url, 'POST', '/api/test/clock', { advanceMs: 90_000 });
 
-      const delivered = await host.waitFor((line) => line.msg === 'Reminder delivered.');
-      expect(delivered).toMatchObject({
-        level: 'info',
-        sessionId: 'demo',
-        taskId: good.id,
-        occurrence: '2030-01-07T08:01:00.000Z',
-        // The test clock fires the timer as it passes the occurrence: delivered on time.
-        deliveredAt: '2030-01-07T08:01:00.000Z',
-        latenessMs: 0,
-        messageId: expect.any(String),
-      });
       const failed = await host.waitFor((line) => line.level === 'warn' && line.sessionId === 'broken');
       expect(failed).toMatchObject({
         stage: 'resolve',
@@ -117,6 +104,16 @@ describe('the Host log (host/main.ts)', () => {
       const all = host.lines();
       expect(all.filter((line) => line.msg === 'SIGTERM: shutting down')).toHaveLength(1);
       expect(all.at(-1)).toMatchObject({ level: 'info', msg: 'stopped', signal: 'SIGTERM' });
+      // At info a delivery shows only in the periodic summary (each one alone is a debug line); the
+      // close flushes what no summary told yet, so every delivery and failed attempt is in one.
+      const summaries = all.filter((line) => line.msg === SUMMARY);
+      expect(summaries.reduce((n, line) => n + Number(line.delivered), 0)).toBe(1);
+      expect(summaries.reduce((n, line) => n + Number(line.failedAttempts), 0)).toBe(
+        all.filter((line) => line.level === 'warn' && line.sessionId === 'broken').length,
+      );
+      // The test clock fires the timer as it passes the occurrence: delivered on time.
+      expect(summaries.find((line) => line.delivered === 1)).toMatchObject({ level: 'info', latenessP50Ms: 0, latenessP99Ms: 0 });
+      expect(all.some((line) => line.msg === 'Reminder delivered.')).toBe(false);
       // Every line is one JSON object with a level, an RFC 3339 time and a message.
       for (const line of all) {
         expect(typeof line.level).toBe('string');
@@ -184,14 +181,14 @@ describe('the library logger of the Host', () => {
     debug.logger.warn('A delivery attempt failed; the reminders stay active.', { taskIds: ['a', 'b'], stage: 'flush', cause });
     expect(JSON.parse(debug.written[1] ?? '')).toMatchObject({ stage: 'flush', taskIds: ['a', 'b'], causeStack: cause.stack });
     const quiet = collect({ LOG_LEVEL: 'error' });
-    quiet.logger.info('Reminder delivered.', { sessionId: 's', taskId: 'sch_1' });
+    quiet.logger.debug('Reminder delivered.', { sessionId: 's', taskId: 'sch_1' });
     quiet.logger.warn('a warning');
     expect(quiet.written).toEqual([]);
   });
 
   it('prints one readable line per event with LOG_FORMAT=pretty', () => {
-    const { logger, written } = collect({ LOG_FORMAT: 'pretty' });
-    logger.info('Reminder delivered.', {
+    const { logger, written } = collect({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'debug' });
+    logger.debug('Reminder delivered.', {
       sessionId: 'demo',
       taskId: 'sch_1',
       occurrence: Date.UTC(2030, 0, 7, 8, 1),
@@ -199,7 +196,7 @@ describe('the library logger of the Host', () => {
     });
     expect(written).toHaveLength(1);
     expect(written[0]).toMatch(
-      /^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}Reminder delivered\. sessionId=demo taskId=sch_1 occurrence=2030-01-07T08:01:00\.000Z deliveredAt=2030-01-07T08:01:02\.000Z latenessMs=2000\n$/,
+      /^\d{2}:\d{2}:\d{2}\.\d{3} DEBUG Reminder delivered\. sessionId=demo taskId=sch_1 occurrence=2030-01-07T08:01:00\.000Z deliveredAt=2030-01-07T08:01:02\.000Z latenessMs=2000\n$/,
     );
     expect(prettyLine('not json')).toBe('not json');
   });

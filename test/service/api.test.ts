@@ -142,6 +142,8 @@ describe('configuration', () => {
     [{ retry: true }],
     [{ maxConcurrentRestores: 0 }],
     [{ maxWaitMs: 2 ** 31 }],
+    [{ deliverySummaryIntervalMs: 0 }],
+    [{ deliverySummaryIntervalMs: 86_400_001 }],
     [{ surprise: 1 }],
   ])('%j is refused with invalid_rule', async (config) => {
     await expect(
