@@ -52,6 +52,19 @@ const EVERY_CALL = [
   'remote.delete',
 ] as const;
 
+/** The calls a `callId` makes idempotent (SPEC §15): the mutating tools and remote methods. */
+export const IDEMPOTENT_CALLS = [
+  'schedule_create',
+  'schedule_update',
+  'schedule_delete',
+  'remote.update',
+  'remote.delete',
+  'remote.pause',
+  'remote.resume',
+  'remote.trigger',
+  'remote.reanchor',
+] as const;
+
 /** Every error code with its meaning, the calls that answer it and what to do next. */
 export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   invalid_prompt: {
@@ -132,17 +145,7 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   idempotency_conflict: {
     meaning:
       'The call carries a `callId` (or an `Idempotency-Key`) that this Session already used for another call: another tool or method, or other arguments. Remembered calls are kept for 24 hours.',
-    answeredBy: [
-      'schedule_create',
-      'schedule_update',
-      'schedule_delete',
-      'remote.update',
-      'remote.delete',
-      'remote.pause',
-      'remote.resume',
-      'remote.trigger',
-      'remote.reanchor',
-    ],
+    answeredBy: IDEMPOTENT_CALLS,
     nextStep: 'A retry must repeat the first call exactly; a new call needs a new `callId`. Nothing was written.',
   },
   storage_locked: {

@@ -5,7 +5,7 @@
 // Pure: what a remembered call is, how a `callId` is checked, how arguments are compared, and
 // which remembered calls have outlived their retention.
 import { describeValue, isPlainObject } from './argShape.ts';
-import { ScheduleError } from './errors.ts';
+import { IDEMPOTENT_CALLS, ScheduleError } from './errors.ts';
 import { DAY_MS, instantMs } from './instant.ts';
 
 /** The longest `callId` accepted (model APIs' call ids are far shorter). */
@@ -14,18 +14,8 @@ export const MAX_CALL_ID_LENGTH = 256;
 /** How long a remembered call is kept at least; it may be forgotten after. */
 export const CALL_RETENTION_MS = DAY_MS;
 
-/** The operations a `callId` makes idempotent: the mutating tools and remote methods. */
-export const IDEMPOTENT_OPERATIONS = [
-  'schedule_create',
-  'schedule_update',
-  'schedule_delete',
-  'remote.update',
-  'remote.delete',
-  'remote.pause',
-  'remote.resume',
-  'remote.trigger',
-  'remote.reanchor',
-] as const;
+/** The operations a `callId` makes idempotent: the mutating tools and remote methods (listed once, in the error catalog). */
+export const IDEMPOTENT_OPERATIONS = IDEMPOTENT_CALLS;
 
 export type IdempotentOperation = (typeof IDEMPOTENT_OPERATIONS)[number];
 
