@@ -18,7 +18,9 @@ export type HostRemoteMethod =
   | 'resume'
   | 'trigger'
   | 'drift'
-  | 'reanchor';
+  | 'reanchor'
+  | 'counts'
+  | 'bulk';
 
 /** The schedule as the Host's routes use it; see the file comment. */
 export interface HostService {
@@ -27,6 +29,8 @@ export interface HostService {
   readonly remote: Pick<ScheduleService['remote'], HostRemoteMethod>;
   subscribe: ScheduleService['subscribe'];
   whenIdle(): Promise<void>;
+  /** What the readiness probe reads. */
+  health: ScheduleService['health'];
   close(): Promise<void>;
 }
 

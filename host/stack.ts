@@ -7,7 +7,8 @@
 // of a cluster (`createClusterService`) under its Host id — it holds its share of the 256 shards,
 // runs a schedule service per shard held (their actors all in the one inspector, keyed by shard:
 // shardInspection.ts) and answers for every Session, so several replicas on one schema deliver
-// each reminder once. The HTTP Host is built on it, and a process that only schedules and
+// each reminder once. The service reports to the stack's metrics (hostMetrics.ts), which
+// `GET /metrics` serves. The HTTP Host is built on it, and a process that only schedules and
 // delivers (a worker, a crash test) can open it alone. The storage (file mode only) and the
 // Session controller the service sees can be wrapped (instrumentation, fault injection) without
 // rebuilding the stack.
@@ -29,6 +30,7 @@ import {
   systemClock,
 } from '../src/index.ts';
 import { type HostDatabaseOptions, openHostDatabase } from './database.ts';
+import { createHostMetrics, type HostMetrics } from './hostMetrics.ts';
 import type { HostService } from './hostService.ts';
 import { createFileSessions, type FileSessions } from './sessions/fileSessions.ts';
 import { shardInspectionEvent } from './shardInspection.ts';
@@ -75,6 +77,8 @@ export interface HostStack<S extends HostService = HostService> {
   readonly inspector: ScheduleInspector;
   /** The feed to the Stately Inspector, when `inspectWs` was given. */
   readonly stately: StatelyFeed | undefined;
+  /** What the service reports, as `GET /metrics` serves it. */
+  readonly metrics: HostMetrics;
   /** Closes the service (draining accepted work), waits for the Sessions' flushes, then detaches the inspectors. */
   close(): Promise<void>;
 }
@@ -111,8 +115,13 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
           stately.inspect(event);
         };
   const serviceSessions = options.wrap?.sessions?.(sessions) ?? sessions;
-  let service: HostService;
+  let service: HostService | undefined;
   let cluster: ClusterService | undefined;
+  // Read at each scrape; nothing is shown before the service is open.
+  const metrics = createHostMetrics(async () => {
+    const counts = await service?.remote.counts();
+    return counts === undefined || 'code' in counts ? undefined : counts.all;
+  });
   try {
     if (database === undefined) {
       const storage = jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') });
@@ -121,6 +130,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
         storage: options.wrap?.storage?.(storage) ?? storage,
         clock,
         inspect,
+        metrics: metrics.port,
         ...(options.config === undefined ? {} : { config: options.config }),
         ...(logger === undefined ? {} : { logger }),
       });
@@ -132,6 +142,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
         hostId: database.hostId,
         sessions: serviceSessions,
         clock,
+        metrics: metrics.port,
         inspect: (event, shard) => inspect(shardInspectionEvent(event, shard)),
         ...(leaseMs === undefined ? {} : { leaseMs }),
         ...(listen === undefined ? {} : { routing: { listen } }),
@@ -147,15 +158,17 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
     await database?.close();
     throw error;
   }
+  const opened = service;
   return {
-    service,
+    service: opened,
     cluster,
     sessions,
     clock,
     inspector,
     stately,
+    metrics,
     async close() {
-      await service.close();
+      await opened.close();
       await sessions.close();
       await database?.close();
       inspector.detach();

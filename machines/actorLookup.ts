@@ -40,3 +40,15 @@ export function anyAttemptInFlight(supervisor: AnyActorRef): boolean {
   }
   return false;
 }
+
+/** How many Session actors live under `supervisor` (Sessions with active tasks in memory). */
+export function sessionActorCount(supervisor: AnyActorRef): number {
+  const groups: Record<string, AnyActorRef | undefined> = supervisor.getSnapshot().children ?? {};
+  let count = 0;
+  for (const id in groups) {
+    if (!id.startsWith(SESSION_GROUP_PREFIX)) continue;
+    const sessions: Record<string, AnyActorRef | undefined> = groups[id]?.getSnapshot().children ?? {};
+    for (const sessionId in sessions) if (sessions[sessionId]?.getSnapshot().status === 'active') count++;
+  }
+  return count;
+}

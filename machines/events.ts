@@ -5,6 +5,7 @@
 // event — the one exception is `SupervisorRuntime`, the opaque handle of the effects, which
 // serialises to a fixed label.
 import type { AnyActorRef } from 'xstate';
+import type { BulkProgress } from '../src/domain/bulk.ts';
 import type { AttemptFailure, RetryPolicy } from '../src/domain/retry.ts';
 import type { FailureStage, TaskRow } from '../src/domain/types.ts';
 import type { RemoteMethod, ScheduleReplyBody, ScheduleReplyEvent } from './replies.ts';
@@ -71,7 +72,11 @@ export type Operation =
   | { readonly kind: 'remote'; readonly method: RemoteMethod; readonly request: unknown; readonly callId?: unknown }
   | { readonly kind: 'archive.activity'; readonly sessionId: string }
   | { readonly kind: 'archive.stop'; readonly sessionId: string }
-  | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome };
+  | { readonly kind: 'delivery.commit'; readonly sessionId: string; readonly outcome: DeliveryOutcome }
+  /** The next batch of a bulk call (`remote.bulk`), queued behind the work that arrived during the last one. */
+  | { readonly kind: 'bulk.batch'; readonly progress: BulkProgress }
+  /** The failure write: these tasks' actors took a failure, to be stored with their rows. */
+  | { readonly kind: 'failure.record'; readonly ids: readonly string[] };
 
 /** A reminder the Session acknowledged (its flush succeeded). */
 export interface DeliveredReminder {
@@ -186,6 +191,11 @@ export interface CommandOutcome {
   readonly changes: readonly DomainChange[];
   /** Failures the effects hand to task actors, for the timer once the actors have taken them. */
   readonly failures: readonly FailureCause[];
+  /**
+   * The call is not finished: this operation goes to the back of the mailbox under the same
+   * request (its reply waits for it), so work queued meanwhile runs first.
+   */
+  readonly continuation?: Operation;
 }
 
 /** Tasks that became due, grouped by Session, as found by the service's timer. */

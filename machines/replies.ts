@@ -6,10 +6,13 @@
 // Host may pass parsed JSON on), so a call's request stays `unknown` here; the answer of a
 // refused request is part of the value.
 import type { AnyActorRef } from 'xstate';
+import type { BulkResult } from '../src/domain/bulk.ts';
 import type { CatalogPage } from '../src/domain/catalogPage.ts';
 import type { DriftReport } from '../src/domain/drift.ts';
+import type { DriftPage } from '../src/domain/driftPage.ts';
 import type { HistoryPage } from '../src/domain/historyPage.ts';
 import type { ArchiveActivity, BulkReanchorResult, DeleteResult, ToolFailure, ToolResult, ToolResults } from '../src/domain/replies.ts';
+import type { ScheduleCounts } from '../src/domain/stateCounts.ts';
 import type { CatalogEntry, ScheduleView } from '../src/domain/types.ts';
 
 /**
@@ -28,10 +31,14 @@ export interface RemoteReplies {
   readonly pause: ScheduleView | ToolFailure;
   readonly resume: ScheduleView | ToolFailure;
   readonly trigger: ScheduleView | ToolFailure;
-  /** It takes no request: a request is refused. */
-  readonly drift: DriftReport | ToolFailure;
+  /** No request: every drifted task; `{limit}`: the first of them and their total (a `DriftPage`). */
+  readonly drift: DriftReport | DriftPage | ToolFailure;
   /** `{sessionId, id}`: the task's view; the bulk forms: the moved tasks' views. */
   readonly reanchor: ScheduleView | BulkReanchorResult | ToolFailure;
+  /** The counts per state: the whole schedule's, and a Session's when the request names one. */
+  readonly counts: ScheduleCounts | ToolFailure;
+  /** Pause, resume or run now many tasks, in batches. */
+  readonly bulk: BulkResult | ToolFailure;
 }
 
 /** The remote namespace's methods. */
@@ -92,7 +99,11 @@ type CatalogReply<C> = {
   readonly any: RemoteReplies['catalog'];
 }[RequestForm<C>];
 
-type DriftReply<C> = { readonly none: DriftReport; readonly object: ToolFailure; readonly any: RemoteReplies['drift'] }[RequestForm<C>];
+type DriftReply<C> = {
+  readonly none: DriftReport;
+  readonly object: DriftPage | ToolFailure;
+  readonly any: RemoteReplies['drift'];
+}[RequestForm<C>];
 
 type ReanchorReply<C> = C extends { readonly request: { readonly id: unknown } }
   ? ScheduleView | ToolFailure

@@ -47,7 +47,15 @@ export type SupervisorEvent =
   /** The slot runner finished the slot at the head of the mailbox (`count` commands). */
   | { readonly type: 'slot.done'; readonly outcome: CommandOutcome; readonly count: number }
   | DeliveryFlushedEvent
-  | TasksFailedEvent;
+  | TasksFailedEvent
+  /** Task actors took these failures (the timer re-queued them): their failure status is written with their rows. */
+  | FailuresTakenEvent;
+
+/** From the timer, after it re-queued failed tasks: the tasks whose failure status is to be stored. */
+export interface FailuresTakenEvent {
+  readonly type: 'failures.taken';
+  readonly ids: readonly string[];
+}
 
 /**
  * The supervisor's input: the Host's ports, read only by the `openDomain` actor. A member
@@ -235,8 +243,9 @@ export const supervisorMachine = setup({
   },
   guards: {
     hasQueued: ({ context }) => context.queue.size > 0,
-    /** Commands wait behind the slot that is done. */
-    queuedBehind: ({ context, event }) => event.type === 'slot.done' && context.queue.size > event.count,
+    /** Commands wait behind the slot that is done (its own continuation among them). */
+    queuedBehind: ({ context, event }) =>
+      event.type === 'slot.done' && (context.queue.size > event.count || event.outcome.continuation !== undefined),
     closeRequested: ({ context }) => context.closeRequested,
     notClosing: ({ context }) => !context.closeAsked,
     keepTreeOnClose: ({ context }) => keepsTreeOnClose(context.input),
@@ -258,9 +267,19 @@ export const supervisorMachine = setup({
         }
         return { queue };
       }
+      if (event.type === 'failures.taken') {
+        return { queue: mailboxPush(context.queue, { requestId: null, operation: { kind: 'failure.record', ids: event.ids } }) };
+      }
       return {};
     }),
-    dequeue: assign(({ context, event }) => ({ queue: mailboxDrop(context.queue, event.type === 'slot.done' ? event.count : 1) })),
+    /** The finished slot leaves the mailbox; an unfinished call's next step joins it at the back, under the same request. */
+    dequeue: assign(({ context, event }) => {
+      const count = event.type === 'slot.done' ? event.count : 1;
+      const continuation = event.type === 'slot.done' ? event.outcome.continuation : undefined;
+      const head = continuation === undefined ? undefined : mailboxHead(context.queue, 1)[0];
+      const queue = mailboxDrop(context.queue, count);
+      return { queue: head === undefined || continuation === undefined ? queue : mailboxPush(queue, { ...head, operation: continuation }) };
+    }),
     askClose: assign({ closeAsked: true }),
     requestClose: assign({ closeRequested: true }),
     drainTimer: sendTo('timer', { type: 'timer.drain' }),
@@ -323,7 +342,8 @@ export const supervisorMachine = setup({
       const commands = mailboxHead(context.queue, event.count);
       const command = commands.length === 1 ? commands[0] : undefined;
       const parent: AnyActorRef | undefined = self._parent;
-      if (command !== undefined && command.requestId !== null) {
+      // A call with a continuation is answered when its last step is done.
+      if (command !== undefined && command.requestId !== null && outcome.continuation === undefined) {
         const reply: ScheduleReplyEvent = { type: 'schedule.reply', requestId: command.requestId, ...outcome.reply };
         const target = command.replyTo ?? parent;
         if (target === undefined) enqueue.emit(reply);
@@ -403,6 +423,7 @@ export const supervisorMachine = setup({
       ],
       on: {
         'delivery.flushed': { actions: 'enqueueCommand' },
+        'failures.taken': { actions: 'enqueueCommand' },
         'tasks.failed': { actions: 'forwardToTimer' },
         'tasks.activate': { actions: 'spawnRows' },
         'clock.tick': { actions: 'routeDue' },
@@ -420,6 +441,7 @@ export const supervisorMachine = setup({
           on: {
             'schedule.call': { target: 'busy', actions: 'enqueueCommand' },
             'delivery.flushed': { target: 'busy', actions: 'enqueueCommand' },
+            'failures.taken': { target: 'busy', actions: 'enqueueCommand' },
           },
         },
         busy: {

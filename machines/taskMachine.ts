@@ -4,9 +4,12 @@
 // `paused` (never due, unless it is run now) until a committed resume. A failed delivery leaves the
 // task `retrying` until its next retry (the instant is `failure.nextRetryAt` in the context), or
 // `parked` when retry is off; an edit or a run now forgets the backoff, a committed delivery the
-// failure. The context is the task row — what the JSON domain stores — plus its retry state, which
-// only this machine keeps. Time enters only as events carrying `now`: no delayed transitions, so a
-// restored actor needs nothing re-armed.
+// failure. The context is the task row — what storage holds, its failure status included — plus
+// the backoff step, which only this machine keeps. The failure status is written to storage after
+// the actor took it (the slot runner's failure write), so a restored actor starts with the
+// failure it had and counts its attempts on; its backoff starts over, and — like every restored
+// task — a due one is tried again at once. Time enters only as events carrying `now`: no delayed
+// transitions, so a restored actor needs nothing re-armed.
 import { setup } from 'xstate';
 import { isDueAt } from '../src/domain/due.ts';
 import { instantMs } from '../src/domain/instant.ts';
@@ -14,9 +17,12 @@ import { type AttemptFailure, afterFailure, type RetryState, withoutRetry } from
 import type { TaskRow } from '../src/domain/types.ts';
 import { type ContextPatch, flatMachineLogic, machineGuards, machineUpdates } from './flatLogic.ts';
 
-/** A task actor's context: its committed row and, after a failed delivery, its retry state. */
+/**
+ * A task actor's context: its committed row — with the failure status of its latest failed
+ * attempts, which may be ahead of the stored row's until it is written — and, after a failed
+ * delivery, the backoff step.
+ */
 export type TaskContext = TaskRow & {
-  readonly failure?: RetryState['failure'] | undefined;
   readonly retries?: RetryState['retries'] | undefined;
 };
 
@@ -41,15 +47,18 @@ export interface TaskInput {
 export { isDueAt };
 
 /**
- * The committed row as a context update. `assign` merges into the context, and a row can lose
- * the members of a pause (resumed) and a run-now request (answered): those are set to undefined
- * when the row has none, every other member only ever changes or appears.
+ * The committed row of an edit as a context update. `assign` merges into the context, and a row
+ * can lose the members of a pause (resumed, its note with it) and a run-now request (answered):
+ * those are set to undefined when the row has none, every other member only ever changes or
+ * appears. The failure status is the actor's own: an edit writes the row's stored one, which may
+ * be behind.
  */
-const committedRow = (row: TaskRow): TaskRow => ({ pausedAt: undefined, triggeredAt: undefined, ...row }) as TaskRow;
+const committedRow = (context: TaskContext, row: TaskRow): TaskContext =>
+  ({ pausedAt: undefined, pauseNote: undefined, triggeredAt: undefined, ...row, failure: context.failure }) as TaskContext;
 
 /** What a committed edit leaves: the row, and the failure status without its backoff. */
-const editedContext = (context: TaskContext, row: TaskRow): TaskContext => ({
-  ...committedRow(row),
+const editedContext = (context: TaskContext, row: TaskRow): ContextPatch<TaskContext> => ({
+  ...committedRow(context, row),
   failure: withoutRetry(context.failure),
   retries: undefined,
 });
@@ -101,10 +110,13 @@ const taskUpdates = {
   storeRow: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
     'row' in event ? editedContext(context, event.row) : {},
   /** Takes the committed row of an edit as the context, keeping the retry state. */
-  storeEditedRow: (_context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> => ('row' in event ? committedRow(event.row) : {}),
+  storeEditedRow: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
+    'row' in event ? committedRow(context, event.row) : {},
   /** Takes the committed row of a delivery as the context; the failure is cleared. */
   storeDelivered: (_context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
-    'row' in event ? { pausedAt: undefined, triggeredAt: undefined, ...event.row, failure: undefined, retries: undefined } : {},
+    'row' in event
+      ? { pausedAt: undefined, pauseNote: undefined, triggeredAt: undefined, ...event.row, failure: undefined, retries: undefined }
+      : {},
   /** Counts one more failed attempt and sets the next retry (none when parked). */
   recordFailure: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
     event.type === 'delivery.failed' ? afterFailure(context, event.failure, event.now) : {},

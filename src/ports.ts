@@ -1,8 +1,9 @@
 // The ports through which the scheduler touches the world (docs/api.md, docs/delivery.md): the Host's Sessions,
-// the clock and its timers, durable storage of the JSON domain, and a logger. Adapters in
-// src/adapters/ implement the clock and storage; the Host implements the Session controller.
+// the clock and its timers, durable storage of the JSON domain, a logger and the metrics
+// (docs/operations.md). Adapters in src/adapters/ implement the clock and storage; the Host
+// implements the Session controller and, if it keeps metrics, the metrics port.
 import type { CallRef, RememberedCall } from './domain/rememberedCalls.ts';
-import type { TaskRow } from './domain/types.ts';
+import type { FailureStage, TaskRow } from './domain/types.ts';
 
 /** A message the scheduler appends to a Session: a user-role follow-up produced by `schedule`. */
 export interface FollowupMessage {
@@ -108,4 +109,52 @@ export interface ScheduleStorage {
    * from a database sequence). Without it, ids come from the domain's own counter.
    */
   allocateTaskNumbers?(count: number): Promise<readonly number[]>;
+}
+
+/**
+ * Levels of one running scheduler, read when the Host asks (a scrape), never pushed: reading
+ * them walks the Session actors, so nothing is counted on the delivery path.
+ */
+export interface ScheduleLevels {
+  /** Commands in the supervisor's mailbox: the one running and those waiting behind it. */
+  readonly mailboxDepth: number;
+  /** Sessions with work in memory: a Session actor (active tasks due within the passivation horizon, or an attempt in flight). */
+  readonly openSessions: number;
+}
+
+/**
+ * What a running service answers `health()` with (docs/operations.md): what a readiness probe
+ * needs, read from memory without touching the storage.
+ */
+export interface ScheduleHealth {
+  /** The storage is open: the domain was read and the service has not begun to close. */
+  readonly open: boolean;
+  /**
+   * A cluster Host only: the shards it holds and how many of those leases are live by its own
+   * clock (a lease that may have run out while the Host stalled is not).
+   */
+  readonly shards?: { readonly held: number; readonly live: number };
+}
+
+/**
+ * Where the scheduler reports counters and timings (docs/operations.md). Every member is
+ * optional: `{}` reports nothing, which is the default. Calls are made on the scheduler's own
+ * path, so they must be cheap and must not block; one that throws is caught (the first throw is
+ * logged) and never affects a delivery. A cluster Host's shard services all report to the same
+ * port, so levels are summed over every `observe` registration that is still open.
+ */
+export interface ScheduleMetrics {
+  /** One reminder's delivery was committed, `latenessSeconds` after its target (its receipt's `deliveredAt` − occurrence). */
+  delivered?(latenessSeconds: number): void;
+  /** One delivery attempt of a Session failed at `stage`; `reminders` reminders stay undelivered (retried or parked). */
+  attemptFailed?(stage: FailureStage, reminders: number): void;
+  /** One storage write (`ScheduleStorage.commit`) took `seconds`; `ok` is false when it was refused or failed. */
+  storageCommitted?(seconds: number, ok: boolean): void;
+  /** A cluster Host now holds `count` shards. */
+  shardsHeld?(count: number): void;
+  /**
+   * A scheduler opened: `read` answers its levels from now on. The returned function is called
+   * when it stops, after which `read` is not to be called again.
+   */
+  observe?(read: () => ScheduleLevels): () => void;
 }

@@ -10,16 +10,24 @@ import { ScheduleError } from './domain/errors.ts';
 import type { HistoryPage } from './domain/historyPage.ts';
 import type { CatalogEntry, ScheduleView } from './domain/types.ts';
 import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
+import type { ScheduleHealth } from './ports.ts';
 import type {
   ArchiveActivity,
   BulkReanchorRequest,
   BulkReanchorResult,
+  BulkRequest,
+  BulkResult,
   CatalogPage,
   CatalogRequest,
+  CountsRequest,
+  DriftPage,
   DriftReport,
+  DriftRequest,
   HistoryRequest,
+  PauseRequest,
   RemoteCallOptions,
   RemoteUpdateRequest,
+  ScheduleCounts,
   SessionRef,
   TaskRef,
 } from './remote/types.ts';
@@ -73,14 +81,19 @@ export interface ScheduleService {
     update(request: RemoteUpdateRequest, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Deletes a task (active or ended) with its history; a refusal is a `TaskNotDeleted`. */
     delete(request: TaskRef, options?: RemoteCallOptions): Promise<DeleteResult>;
-    /** Pauses an active task (kept, never delivered until resumed or run now); a paused task is answered as it is. */
-    pause(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
+    /**
+     * Pauses an active task (kept, never delivered until resumed or run now), with `note` saying
+     * why when given; a paused task is answered as it is, or with the new note in place of its own.
+     */
+    pause(request: PauseRequest, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Resumes a paused task; a recurring one skips the occurrences it missed while paused. */
     resume(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Run now: one extra delivery as soon as the Session can take it (receipt `trigger: "manual"`). */
     trigger(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Active daily, weekly and cron tasks whose committed target the current time-zone data no longer yields. */
     drift(): Promise<DriftReport>;
+    /** The first `limit` (1–500) of those tasks, in the same order, and how many there are in all. */
+    drift(request: DriftRequest): Promise<DriftPage | ToolFailure>;
     /**
      * Moves a drifted task's target to its rule's first occurrence after now (one write, one
      * `schedule/changed`) and answers its view; a task that is not drifted is answered unchanged.
@@ -88,6 +101,17 @@ export interface ScheduleService {
     reanchor(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
     /** Re-anchors every drifted task named (or all of them) in one write, one change per Session. */
     reanchor(request: BulkReanchorRequest, options?: RemoteCallOptions): Promise<BulkReanchorResult | ToolFailure>;
+    /**
+     * How many tasks are in each state (scheduled, overdue, paused, failing, ended, total), kept
+     * as tasks change: the whole schedule's, and the Session's when the request names one.
+     */
+    counts(request?: CountsRequest): Promise<ScheduleCounts | ToolFailure>;
+    /**
+     * Pauses, resumes or runs now the listed tasks, or every task a catalog filter matches when
+     * the call starts, in batches of 200 (one mailbox slot each, so deliveries go on between
+     * them); answers how many matched, how many were changed and why the others were skipped.
+     */
+    bulk(request: BulkRequest, options?: RemoteCallOptions): Promise<BulkResult | ToolFailure>;
   };
   /** Archive admission for the Host's Session archive. Rejects with a ScheduleError on failure. */
   readonly archive: {
@@ -100,6 +124,8 @@ export interface ScheduleService {
   /** Folds a Session's legacy `schedule/change` events and warns when it still has active reminders (never migrated). */
   noteLegacySession(sessionId: string, events: unknown[], options?: { seedLength?: number }): LegacyNote;
   whenIdle(): Promise<void>;
+  /** Whether the service is open (a readiness probe's answer, read from memory): false once `close()` was called. */
+  health(): ScheduleHealth;
   close(): Promise<void>;
 }
 
@@ -170,6 +196,12 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     return request === undefined ? call({ kind: 'remote', method: 'catalog' }) : call({ kind: 'remote', method: 'catalog', request });
   }
 
+  function drift(): Promise<DriftReport>;
+  function drift(request: DriftRequest): Promise<DriftPage | ToolFailure>;
+  function drift(request?: DriftRequest) {
+    return request === undefined ? call({ kind: 'remote', method: 'drift' }) : call({ kind: 'remote', method: 'drift', request });
+  }
+
   // Each form of the request answers its own form; one body serves both overloads.
   function reanchor(request: TaskRef, options?: RemoteCallOptions): Promise<ScheduleView | ToolFailure>;
   function reanchor(request: BulkReanchorRequest, options?: RemoteCallOptions): Promise<BulkReanchorResult | ToolFailure>;
@@ -201,8 +233,10 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
       pause: (request, options) => call({ kind: 'remote', method: 'pause', request, ...keyed(options) }),
       resume: (request, options) => call({ kind: 'remote', method: 'resume', request, ...keyed(options) }),
       trigger: (request, options) => call({ kind: 'remote', method: 'trigger', request, ...keyed(options) }),
-      drift: () => call({ kind: 'remote', method: 'drift' }),
+      drift,
       reanchor,
+      counts: (request) => call({ kind: 'remote', method: 'counts', request }),
+      bulk: (request, options) => call({ kind: 'remote', method: 'bulk', request, ...keyed(options) }),
     },
     archive: {
       sessionActivity: (sessionId) => call({ kind: 'archive', method: 'sessionActivity', sessionId }),
@@ -223,6 +257,7 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     },
     noteLegacySession: (sessionId, events, legacyOptions) => noteLegacySession(logger, sessionId, events, legacyOptions),
     whenIdle: () => runtime?.whenIdle() ?? Promise.resolve(),
+    health: () => ({ open: closing === null && supervisor?.getSnapshot().status === 'active' }),
     close() {
       if (closing !== null) return closing;
       const root = supervisor;

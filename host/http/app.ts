@@ -1,5 +1,6 @@
 // The Host's HTTP application: once shutdown began every request is refused (503
-// `host_stopping`); otherwise safety checks first, then the API routes (with `GET /api/cluster`,
+// `host_stopping`); then the probes (`/healthz`, `/readyz`: probeRoutes.ts), safety checks, then
+// `GET /metrics` and the API routes (with `GET /api/cluster`,
 // who holds which shards, and in `/api/status` this replica's `hostId` on PostgreSQL), the test clock (only
 // when there is one), the live events, the inspector and the web page. Failures thrown anywhere
 // become JSON `{code, message}` with the matching status; a client that went away mid-request is
@@ -9,6 +10,7 @@ import { type Logger, ScheduleError } from '../../src/index.ts';
 import type { ManualClock } from '../../src/testing.ts';
 import type { HostLimits } from '../limits.ts';
 import type { HostStack } from '../stack.ts';
+import { bulkRoutes } from './bulkRoutes.ts';
 import { clusterRoute } from './clusterRoute.ts';
 import { createEventHub } from './eventHub.ts';
 import { eventsRoute } from './eventsRoute.ts';
@@ -17,6 +19,7 @@ import { inspectRoutes } from './inspectRoutes.ts';
 import { createLiveStreams, type StreamStats } from './liveStreams.ts';
 import { clientWentAway } from './nodeBindings.ts';
 import { previewRoutes } from './previewRoutes.ts';
+import { metricsRoute, probeRoutes } from './probeRoutes.ts';
 import { remoteRoutes } from './remoteRoutes.ts';
 import { bodyDeadline, guardIdentity, type HostIdentity, limitBody } from './requestGuards.ts';
 import { staticRoutes } from './staticRoutes.ts';
@@ -58,6 +61,7 @@ export function createHostApp(options: HostAppOptions): HostApp {
     await next();
     c.header('x-content-type-options', 'nosniff');
   });
+  probeRoutes(app, stack);
   app.use('*', guardIdentity(options.identity));
   app.use('/api/*', bodyDeadline(options.limits.bodyTimeoutMs));
   app.use('/api/*', limitBody);
@@ -69,7 +73,9 @@ export function createHostApp(options: HostAppOptions): HostApp {
       ...(stack.cluster === undefined ? {} : { hostId: stack.cluster.hostId }),
     }),
   );
+  metricsRoute(app, stack);
   remoteRoutes(app, stack);
+  bulkRoutes(app, stack);
   clusterRoute(app, stack);
   toolRoutes(app, stack);
   previewRoutes(app, stack);

@@ -1,19 +1,26 @@
 // The remote namespace over HTTP (docs/management.md), the Session list and the Session transcripts.
-// `GET /api/catalog` answers every task; with query parameters it answers one page of them.
-// `GET /api/drift` reports targets the time-zone data in use no longer yields;
+// `GET /api/catalog` answers every task; with query parameters it answers one page of them, with
+// `now`, the Host's clock when it answered (the instant the page's overdue/scheduled split was
+// read at, so the web page shows each row's state as the filter saw it). `GET /api/sessions`
+// answers every Session id (sessionIndex.ts); with `?prefix=` at most `limit` of those starting
+// with it (default 20, at most 200), for a search field.
+// `GET /api/drift` reports targets the time-zone data in use no longer yields (`?limit=n`: the
+// first n of them and their total);
 // `POST /api/sessions/:id/tasks/:task/reanchor` moves one of them, `POST /api/reanchor` (body
 // `{all: true}` or `{sessionId, ids}`) several in one write.
-// `POST /api/sessions/:id/tasks/:task/pause`, `…/resume` and `…/trigger` (run now) answer the
-// task's view, or a refusal (`schedule_not_found` 404, `schedule_ended` 409).
+// `POST /api/sessions/:id/tasks/:task/pause` (an optional JSON body `{note}` says why), `…/resume`
+// and `…/trigger` (run now) answer the task's view, or a refusal (`schedule_not_found` 404,
+// `schedule_ended` 409).
 // Session ids in paths are checked before anything else runs; the service validates the rest
 // and its answers are sent as they are. Every write takes an `Idempotency-Key` header (its `callId`).
 import type { Hono } from 'hono';
-import type { CatalogRequest } from '../../src/index.ts';
+import type { CatalogRequest, DriftRequest } from '../../src/index.ts';
 import { isSessionId, SESSION_ID_RULE } from '../sessions/sessionId.ts';
 import type { HostStack } from '../stack.ts';
 import { HostHttpError, sendFailure, sendResult } from './failures.ts';
 import { idempotencyOf } from './idempotencyKey.ts';
 import { readJsonObject } from './requestGuards.ts';
+import { createSessionIndex, DEFAULT_SESSION_SEARCH_LIMIT, MAX_SESSION_SEARCH_LIMIT } from './sessionIndex.ts';
 
 /** Page size of `history` when the request gives no `limit`. */
 export const DEFAULT_HISTORY_LIMIT = 20;
@@ -44,6 +51,7 @@ export function catalogRequestOf(query: Readonly<Record<string, string>>): Recor
 /** Registers the remote namespace and transcript routes. */
 export function remoteRoutes(app: Hono, stack: HostStack): void {
   const { service, sessions } = stack;
+  const sessionIndex = createSessionIndex(stack);
 
   app.use('/api/sessions/:id/*', async (c, next) => {
     const id = c.req.param('id');
@@ -54,12 +62,21 @@ export function remoteRoutes(app: Hono, stack: HostStack): void {
   app.get('/api/catalog', async (c) => {
     const query = c.req.query();
     if (Object.keys(query).length === 0) return c.json(await service.remote.catalog());
-    return sendResult(c, await service.remote.catalog(catalogRequestOf(query) as CatalogRequest));
+    const page = await service.remote.catalog(catalogRequestOf(query) as CatalogRequest);
+    return sendResult(c, 'code' in page ? page : { ...page, now: new Date(stack.clock.now()).toISOString() });
   });
 
   app.get('/api/sessions', async (c) => {
-    const [files, catalog] = await Promise.all([sessions.list(), service.remote.catalog()]);
-    return c.json([...new Set([...files, ...catalog.map((entry) => entry.sessionId)])].sort());
+    const prefix = c.req.query('prefix');
+    if (prefix === undefined) return c.json(await sessionIndex.all());
+    const limitText = c.req.query('limit') ?? String(DEFAULT_SESSION_SEARCH_LIMIT);
+    const limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN;
+    if (!(limit >= 1 && limit <= MAX_SESSION_SEARCH_LIMIT))
+      throw new HostHttpError(
+        'invalid_request',
+        `limit must be a whole number from 1 to ${MAX_SESSION_SEARCH_LIMIT}; got ${JSON.stringify(limitText.slice(0, 20))}.`,
+      );
+    return c.json(await sessionIndex.search(prefix.slice(0, 64), limit));
   });
 
   app.get('/api/sessions/:id/tasks', async (c) => c.json(await service.remote.list({ sessionId: c.req.param('id') })));
@@ -90,13 +107,32 @@ export function remoteRoutes(app: Hono, stack: HostStack): void {
     sendResult(c, await service.remote.delete({ sessionId: c.req.param('id'), id: c.req.param('task') }, idempotencyOf(c))),
   );
 
-  app.get('/api/drift', async (c) => c.json(await service.remote.drift()));
+  app.get('/api/drift', async (c) => {
+    const query = c.req.query();
+    if (Object.keys(query).length === 0) return c.json(await service.remote.drift());
+    // `limit` as a number when it is one; anything else goes on as sent for the service to refuse.
+    const request = Object.fromEntries(
+      Object.entries(query).map(([name, value]) => [name, name === 'limit' ? integerOrText(value) : value]),
+    );
+    return sendResult(c, await service.remote.drift(request as unknown as DriftRequest));
+  });
 
   app.post('/api/sessions/:id/tasks/:task/reanchor', async (c) =>
     sendResult(c, await service.remote.reanchor({ sessionId: c.req.param('id'), id: c.req.param('task') }, idempotencyOf(c))),
   );
 
-  for (const action of ['pause', 'resume', 'trigger'] as const) {
+  app.post('/api/sessions/:id/tasks/:task/pause', async (c) => {
+    const body = await readJsonObject(c, true);
+    const extra = Object.keys(body).filter((key) => key !== 'note');
+    if (extra.length > 0)
+      throw new HostHttpError('invalid_request', 'The pause body takes only note (why the task is paused); the ids come from the URL.');
+    const request = { sessionId: c.req.param('id'), id: c.req.param('task') };
+    // The service checks the note (a string of 1 to 500 characters) and refuses a bad one.
+    const note = body.note as string | undefined;
+    return sendResult(c, await service.remote.pause(note === undefined ? request : { ...request, note }, idempotencyOf(c)));
+  });
+
+  for (const action of ['resume', 'trigger'] as const) {
     app.post(`/api/sessions/:id/tasks/:task/${action}`, async (c) =>
       sendResult(c, await service.remote[action]({ sessionId: c.req.param('id'), id: c.req.param('task') }, idempotencyOf(c))),
     );

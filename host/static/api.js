@@ -1,5 +1,6 @@
 // The page's access to the Host: JSON requests that turn failures into ApiError (carrying the
-// library or Host code), and the live event stream.
+// library or Host code), and the live event stream. Whether the Host answers is reported to
+// `onAnswering` listeners after every request (the header's "live" says so only while it does).
 
 /** A failed request: `code` and `message` as the Host sent them. */
 export class ApiError extends Error {
@@ -9,6 +10,21 @@ export class ApiError extends Error {
     this.status = status;
   }
 }
+
+const answering = new Set();
+
+/** Calls `listener(true)` after each request the Host answered, `listener(false)` after each it did not; returns a function that stops. */
+export function onAnswering(listener) {
+  answering.add(listener);
+  return () => answering.delete(listener);
+}
+
+const report = (answered) => {
+  for (const listener of answering) listener(answered);
+};
+
+/** Statuses that say the Host is not serving (stopping, overloaded, a proxy without it). */
+const NOT_SERVING = new Set([502, 503, 504]);
 
 /** Sends a request; resolves to the JSON answer, rejects with ApiError. */
 export async function api(method, path, body) {
@@ -21,8 +37,10 @@ export async function api(method, path, body) {
   try {
     response = await fetch(path, init);
   } catch {
+    report(false);
     throw new ApiError('host_unreachable', 'The Host does not answer. Is it still running?', 0);
   }
+  report(!NOT_SERVING.has(response.status));
   const value = await response.json().catch(() => null);
   if (!response.ok) {
     throw new ApiError(value?.code ?? 'internal_error', value?.message ?? `HTTP ${response.status}`, response.status);

@@ -2,15 +2,23 @@
 // stream, and the tab bar with the registered panels (Tasks, Transcripts, and the Inspector,
 // which registers itself). The address names the tab and the open task (route.js). While the
 // Host does not answer, a banner says so and the page retries by itself; when the stream is back
-// everything is reloaded. In test-clock mode a bar in the header moves the Host's clock. What the
-// Host does not announce (a failed delivery attempt) is picked up by `pollVersion`, bumped when
-// the test clock moves and, on the system clock, every 15 s.
-import { api, listenToEvents } from './api.js';
+// everything is reloaded. In test-clock mode a bar in the header moves the Host's clock.
+// The schedule may change many times a second: the events only mark what changed, and at most
+// once a second (liveData.js) the page takes the marks — the catalog version (`schedule/changed`,
+// and a clock move, which turns tasks overdue), the history and transcript versions (`delivery`)
+// and the clock — in one render. The Session list is read on connecting and every minute. What the
+// Host does not announce is picked up by a catalog version bump every 15 s on the system clock.
+// "live" is shown only while the stream is open and the Host answers requests.
+import { api, listenToEvents, onAnswering } from './api.js';
 import { browserZone, formatInZone } from './format.js';
-import { html, render, useCallback, useEffect, useRef, useState } from './html.js';
+import { html, render, useCallback, useEffect, useMemo, useRef, useState } from './html.js';
 import './inspectorPanel.js';
+import { throttle } from './liveData.js';
 import { allPanels } from './panels.js';
 import { navigate, parseHash } from './route.js';
+
+/** How often the Session list is read again while the stream is open. */
+const SESSIONS_RELOAD_MS = 60_000;
 
 function useHostClock() {
   const [clock, setClock] = useState({ now: Date.now(), fetchedAt: Date.now(), testClock: false });
@@ -33,7 +41,12 @@ function TestClockBar({ nowMs, onError }) {
   </div>`;
 }
 
-const CONNECTION_WORDS = { connecting: 'connecting…', live: 'live', down: 'disconnected, retrying…' };
+const CONNECTION_WORDS = {
+  connecting: 'connecting…',
+  live: 'live',
+  down: 'disconnected, retrying…',
+  failing: 'not answering, retrying…',
+};
 
 /**
  * The tab bar: one tab stop, arrow keys (and Home/End) move between the tabs. A key chooses the
@@ -90,11 +103,12 @@ function App() {
   const [catalogVersion, setCatalogVersion] = useState(0);
   const [transcriptVersion, setTranscriptVersion] = useState(0);
   const [historyVersion, setHistoryVersion] = useState(0);
-  const [pollVersion, setPollVersion] = useState(0);
   const [flashText, flash] = useState(null);
-  const [connection, setConnection] = useState('connecting');
+  const [stream, setStream] = useState('connecting');
+  const [answering, setAnswering] = useState(true);
   const { clock, setClock, nowMs } = useHostClock();
   const lastTask = useRef(null);
+  const marks = useRef({ changed: false, delivered: false, now: null });
 
   const reloadSessions = useCallback(() => api('GET', '/api/sessions').then(setSessions, () => undefined), []);
   const reloadStatus = useCallback(
@@ -105,6 +119,21 @@ function App() {
       ),
     [setClock],
   );
+  // One render a second at most, whatever the rate of events.
+  const takeMarks = useMemo(
+    () =>
+      throttle(() => {
+        const { changed, delivered, now } = marks.current;
+        marks.current = { changed: false, delivered: false, now: null };
+        if (now !== null) setClock((c) => ({ ...c, now, fetchedAt: Date.now() }));
+        if (changed) setCatalogVersion((v) => v + 1);
+        if (delivered) {
+          setTranscriptVersion((v) => v + 1);
+          setHistoryVersion((v) => v + 1);
+        }
+      }),
+    [setClock],
+  );
 
   useEffect(() => {
     const onHash = () => setRoute(parseHash(window.location.hash));
@@ -112,61 +141,83 @@ function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
 
+  useEffect(() => onAnswering(setAnswering), []);
+
   useEffect(() => {
-    reloadSessions();
-    return listenToEvents(
+    const stop = listenToEvents(
       {
         ready: () => {
-          setConnection('live');
+          setStream('live');
           reloadStatus();
           reloadSessions();
           setCatalogVersion((v) => v + 1);
           setHistoryVersion((v) => v + 1);
+          setTranscriptVersion((v) => v + 1);
         },
         'schedule/changed': () => {
-          setCatalogVersion((v) => v + 1);
-          reloadSessions();
+          marks.current.changed = true;
+          takeMarks();
         },
         delivery: () => {
-          setTranscriptVersion((v) => v + 1);
-          setHistoryVersion((v) => v + 1);
+          marks.current.delivered = true;
+          takeMarks();
         },
         clock: ({ now }) => {
-          setClock((c) => ({ ...c, now: Date.parse(now), fetchedAt: Date.now() }));
-          setPollVersion((v) => v + 1);
+          marks.current.now = Date.parse(now);
+          marks.current.changed = true;
+          takeMarks();
         },
       },
-      { onError: () => setConnection('down') },
+      { onError: () => setStream('down') },
     );
-  }, [reloadSessions, reloadStatus, setClock]);
+    return () => {
+      stop();
+      takeMarks.cancel();
+    };
+  }, [reloadSessions, reloadStatus, takeMarks]);
 
   useEffect(() => {
-    if (clock.testClock || connection !== 'live') return undefined;
-    const timer = setInterval(() => setPollVersion((v) => v + 1), 15_000);
+    if (stream !== 'live') return undefined;
+    const timer = setInterval(reloadSessions, SESSIONS_RELOAD_MS);
     return () => clearInterval(timer);
-  }, [clock.testClock, connection]);
+  }, [stream, reloadSessions]);
+
+  useEffect(() => {
+    if (clock.testClock || stream !== 'live') return undefined;
+    const timer = setInterval(() => setCatalogVersion((v) => v + 1), 15_000);
+    return () => clearInterval(timer);
+  }, [clock.testClock, stream]);
 
   if (route.tab === 'tasks' && route.taskId) lastTask.current = route.taskId;
   const choose = (tab) =>
     navigate(tab === 'tasks' ? (lastTask.current ? `#/tasks/${encodeURIComponent(lastTask.current)}` : '#/tasks') : `#/${tab}`);
   const failed = (error) => flash(error.code === 'host_unreachable' ? 'The Host does not answer; the page keeps retrying.' : error.message);
-  const ctx = { route, sessions, nowMs, catalogVersion, historyVersion, transcriptVersion, pollVersion, flash, failed };
+  const ctx = { route, sessions, nowMs, catalogVersion, historyVersion, transcriptVersion, flash, failed };
   const current = panels.find((p) => p.id === route.tab) ?? panels[0];
+  const connection = stream === 'live' && !answering ? 'failing' : stream;
 
   return html`<header class="top">
       <div class="brand">
         <h1>agent-schedule</h1>
         <span class="muted">reference Host · your zone ${browserZone()}</span>
-        <span class=${`live ${connection === 'live' ? 'on' : connection === 'down' ? 'down' : ''}`}>${CONNECTION_WORDS[connection]}</span>
+        <span class=${`live ${connection === 'live' ? 'on' : connection === 'connecting' ? '' : 'down'}`}>${CONNECTION_WORDS[connection]}</span>
       </div>
       ${clock.testClock && html`<${TestClockBar} nowMs=${nowMs} onError=${failed} />`}
     </header>
-    ${connection === 'down' && html`<p class="banner" role="alert">The Host does not answer: disconnected, retrying… Changes made now cannot be sent.</p>`}
     <${TabBar} panels=${panels} current=${current} onChoose=${choose} />
-    ${flashText && html`<p class="notice flash" role="status">${flashText} <button type="button" class="link" onClick=${() => flash(null)}>Dismiss</button></p>`}
-    <main id=${`panel-${current.id}`} role="tabpanel" aria-labelledby=${`tab-${current.id}`}>${current.render(ctx)}</main>
-    <datalist id="zones">${zoneNames().map((z) => html`<option value=${z}></option>`)}</datalist>`;
+    <main id="main">
+      ${stream === 'down' && html`<p class="banner" role="alert">The Host does not answer: disconnected, retrying… Changes made now cannot be sent.</p>`}
+      ${flashText && html`<p class="notice flash" role="status">${flashText} <button type="button" class="link" onClick=${() => flash(null)}>Dismiss</button></p>`}
+      <div id=${`panel-${current.id}`} class="tabpanel" role="tabpanel" aria-labelledby=${`tab-${current.id}`}>${current.render(ctx)}</div>
+      ${ZONE_LIST}
+    </main>`;
 }
+
+/** The zones the forms' zone fields offer; one element, so the page's renders never diff its options again. */
+function ZoneList() {
+  return html`<datalist id="zones">${zoneNames().map((z) => html`<option value=${z}></option>`)}</datalist>`;
+}
+const ZONE_LIST = html`<${ZoneList} />`;
 
 let zones;
 function zoneNames() {

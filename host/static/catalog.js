@@ -1,102 +1,99 @@
-// The catalog: one page of tasks from the Host (50 at a time), with a search box, filters by
-// Session, kind, state (paused and failing among them) and time-zone data drift, the order, and
-// previous/next. Each row shows the task's state (with the failure or the pause under it), its
-// next target read in the task's own zone and in the browser's, its last delivery, and the
-// task's operations (pause or resume, run now or retry now); a title opens the task detail; a
-// drifted task's state carries a "drifted" badge. Below 700 px the rows become cards (each cell's
+// The catalog: the counts per state (each sets the State filter), the search box and filters
+// (catalogFilters.js), the bulk actions (bulkActions.js), one page of tasks from the Host (50 at a
+// time) and previous/next. Each row can be ticked for a bulk action and shows the task's state
+// (with the pause and its note, and the failure with its whole cause, under it), its next target
+// read in the task's own zone and in the browser's, its last delivery, and the task's operations
+// (pause or resume, run now or retry now); a title opens the task detail; a drifted task's state
+// carries a "drifted" badge. A row's state is read at the instant the Host answered the page
+// (`now`), the instant its filter was applied at, so a row never contradicts the State filter;
+// the relative times follow the page's clock. Below 700 px the rows become cards (each cell's
 // content in one element, so it stays in the value column beside the cell's label).
+import { BulkBar } from './bulkActions.js';
+import { CatalogFilters } from './catalogFilters.js';
+import { CountsBar } from './countsBar.js';
 import { browserZone, describeTiming, formatInZone, recordZone, relative } from './format.js';
-import { html, useEffect, useState } from './html.js';
+import { html } from './html.js';
 import { TaskActions } from './taskActions.js';
 import { StatusNote, taskState } from './taskStatus.js';
 
 export { taskState };
 
-const KINDS = ['after', 'at', 'every', 'daily', 'weekly', 'cron'];
-const STATUSES = [
-  ['', 'Any state'],
-  ['scheduled', 'Scheduled'],
-  ['overdue', 'Overdue'],
-  ['active', 'Active (not ended)'],
-  ['paused', 'Paused'],
-  ['failing', 'Failing'],
-  ['inactive', 'Ended'],
-];
-const SORTS = [
-  ['next', 'Next target, soonest first'],
-  ['lastDelivery', 'Last delivery, newest first'],
-  ['title', 'Title'],
-];
+/** The key of a task across Sessions. */
+export const taskKey = (entry) => `${entry.sessionId}/${entry.record.id}`;
 
-/** The search box and the filters; `onChange(patch)` with the changed members. */
-function CatalogFilters({ query, sessions, onChange }) {
-  const [text, setText] = useState(query.text);
-  useEffect(() => {
-    if (text === query.text) return undefined;
-    const timer = setTimeout(() => onChange({ text }), 250);
-    return () => clearTimeout(timer);
-  }, [text, query.text, onChange]);
-  const select = (id, label, key, options) => html`<div class="filter">
-    <label for=${id}>${label}</label>
-    <select id=${id} value=${query[key]} onChange=${(e) => onChange({ [key]: e.currentTarget.value })}>
-      ${options.map(([value, words]) => html`<option key=${value} value=${value}>${words}</option>`)}
-    </select>
-  </div>`;
-  return html`<div class="catalog-filters" role="search" aria-label="Find tasks">
-    <div class="filter search">
-      <label for="catalog-search">Search</label>
-      <input
-        id="catalog-search"
-        type="search"
-        value=${text}
-        placeholder="Title, instruction, id or Session"
-        onInput=${(e) => setText(e.currentTarget.value)}
-        onKeyDown=${(e) => e.key === 'Enter' && onChange({ text })}
-      />
-    </div>
-    ${select('catalog-session', 'Session', 'sessionId', [['', 'All Sessions'], ...sessions.map((s) => [s, s])])}
-    ${select('catalog-kind', 'Kind', 'kind', [['', 'Any kind'], ...KINDS.map((k) => [k, k])])}
-    ${select('catalog-status', 'State', 'status', STATUSES)}
-    ${select('catalog-sort', 'Order', 'sort', SORTS)}
-    <div class="filter check">
-      <input
-        id="catalog-drifted"
-        class="drift-check"
-        type="checkbox"
-        checked=${query.drifted}
-        onChange=${(e) => onChange({ drifted: e.currentTarget.checked })}
-      />
-      <label for="catalog-drifted" title="Tasks whose target the time-zone data in use no longer yields">Drifted only</label>
-    </div>
-  </div>`;
+function Row({ entry, asOf, nowMs, zone, selected, ticked, drifted, onTick, onOpen, onActionDone, onActionError }) {
+  const { record } = entry;
+  const state = taskState(entry, asOf);
+  const active = state !== 'ended';
+  const failingToo = state === 'paused' && entry.failure !== undefined;
+  return html`<tr class=${`${active ? '' : 'inactive'} ${selected ? 'selected' : ''}`} data-session=${entry.sessionId} data-kind=${record.kind}>
+    <td class="tick" data-label="Select">
+      <input type="checkbox" checked=${ticked} aria-label=${`Select “${record.title}”`} onChange=${(e) => onTick(entry, e.currentTarget.checked)} />
+    </td>
+    <td data-label="Title">
+      <a class="link title-link" href=${`#/tasks/${encodeURIComponent(record.id)}`} data-open-task=${record.id} aria-current=${selected ? 'true' : undefined} onClick=${(e) => onOpen(e, record.id)}>
+        ${record.title}
+      </a>
+    </td>
+    <td data-label="State">
+      <div>
+        <span class="badges">
+          <span class=${`badge state-${state}`}>${state}</span>
+          ${failingToo && html` <span class="badge state-failing">failing</span>`}
+          ${active && drifted && html` <span class="badge drifted" title="the time-zone data no longer yields this target">drifted</span>`}
+        </span>
+        <${StatusNote} entry=${entry} nowMs=${asOf} />
+      </div>
+    </td>
+    <td data-label="Session"><code>${entry.sessionId}</code></td>
+    <td data-label="Timing"><div><span class="kind">${record.kind}</span> ${describeTiming(record, { short: true })}</div></td>
+    <td class="when" data-label="Next target">
+      ${active ? html`<div>${formatInZone(record.scheduledAt, recordZone(record))}<div class="muted">${state === 'paused' ? 'paused' : relative(record.scheduledAt, nowMs)}</div></div>` : html`<span class="muted">ended</span>`}
+    </td>
+    <td class="when" data-label=${`In ${zone}`}>${active ? formatInZone(record.scheduledAt, zone) : '—'}</td>
+    <td class="when" data-label="Last delivery">
+      ${entry.lastDelivery ? html`<div>${formatInZone(entry.lastDelivery.deliveredAt, zone)}<div class="muted">${relative(entry.lastDelivery.deliveredAt, nowMs)}</div></div>` : html`<span class="muted">never</span>`}
+    </td>
+    <td class="ops" data-label="Actions">
+      ${active ? html`<${TaskActions} entry=${entry} nowMs=${asOf} named onDone=${onActionDone} onError=${onActionError} />` : html`<span class="muted">—</span>`}
+    </td>
+  </tr>`;
 }
 
-/** The catalog card: filters, the page's rows and the pager. */
+/** The catalog card: counts, filters, bulk actions, the page's rows and the pager. */
 export function Catalog({
   page,
   error,
   query,
-  sessions,
   pageIndex,
   loading = false,
   selectedId,
   drifted = new Set(),
+  ticked = new Map(),
   nowMs,
   onQuery,
   onPage,
   onOpen,
+  onTick,
+  onTickPage,
+  onClearTicks,
+  onBulkDone,
   onActionDone,
   onActionError,
 }) {
   const zone = browserZone();
   const entries = page?.entries ?? [];
   const total = page?.total ?? 0;
+  const asOf = page?.now ? Date.parse(page.now) : nowMs;
   const first = pageIndex * query.limit;
   const filtered = query.text !== '' || query.sessionId !== '' || query.kind !== '' || query.status !== '' || query.drifted;
+  const allTicked = entries.length > 0 && entries.every((e) => ticked.has(taskKey(e)));
   return html`<section class="card catalog" aria-labelledby="catalog-heading">
-    <h2 id="catalog-heading">Tasks <span class="count">${page ? total : ''}</span></h2>
-    <${CatalogFilters} query=${query} sessions=${sessions} onChange=${onQuery} />
+    <h2 id="catalog-heading">Tasks <span class="count">${page ? total.toLocaleString('en-US') : ''}</span></h2>
+    <${CountsBar} counts=${page?.counts} sessionId=${query.sessionId} status=${query.status} onStatus=${(status) => onQuery({ status })} />
+    <${CatalogFilters} query=${query} onChange=${onQuery} />
     ${error && html`<p class="error" role="alert"><span class="code-badge">${error.code}</span> ${error.message}</p>`}
+    ${page && total > 0 && html`<${BulkBar} ticked=${[...ticked.values()]} total=${total} query=${query} onDone=${onBulkDone} onClearTicks=${onClearTicks} />`}
     ${
       page &&
       entries.length === 0 &&
@@ -104,9 +101,12 @@ export function Catalog({
     }
     ${
       entries.length > 0 &&
-      html`<table class="catalog-table">
+      html`<table class="catalog-table" aria-busy=${loading ? 'true' : 'false'}>
           <thead>
             <tr>
+              <th scope="col" class="tick">
+                <input type="checkbox" checked=${allTicked} aria-label="Select every task on this page" onChange=${(e) => onTickPage(entries, e.currentTarget.checked)} />
+              </th>
               <th scope="col">Title</th>
               <th scope="col">State</th>
               <th scope="col">Session</th>
@@ -118,40 +118,22 @@ export function Catalog({
             </tr>
           </thead>
           <tbody>
-            ${entries.map((entry) => {
-              const { record } = entry;
-              const state = taskState(entry, nowMs);
-              const active = state !== 'ended';
-              const selected = selectedId === record.id;
-              return html`<tr key=${record.id} class=${`${active ? '' : 'inactive'} ${selected ? 'selected' : ''}`}>
-                <td data-label="Title">
-                  <a class="link title-link" href=${`#/tasks/${encodeURIComponent(record.id)}`} data-open-task=${record.id} aria-current=${selected ? 'true' : undefined} onClick=${(e) => onOpen(e, record.id)}>
-                    ${record.title}
-                  </a>
-                </td>
-                <td data-label="State">
-                  <div>
-                    <span class="badges">
-                      <span class=${`badge state-${state}`}>${state}</span>
-                      ${active && drifted.has(`${entry.sessionId}/${record.id}`) && html` <span class="badge drifted" title="the time-zone data no longer yields this target">drifted</span>`}
-                    </span>
-                    <${StatusNote} entry=${entry} nowMs=${nowMs} />
-                  </div>
-                </td>
-                <td data-label="Session"><code>${entry.sessionId}</code></td>
-                <td data-label="Timing"><div><span class="kind">${record.kind}</span> ${describeTiming(record, { short: true })}</div></td>
-                <td class="when" data-label="Next target">
-                  ${active ? html`<div>${formatInZone(record.scheduledAt, recordZone(record))}<div class="muted">${state === 'paused' ? 'paused' : relative(record.scheduledAt, nowMs)}</div></div>` : html`<span class="muted">ended</span>`}
-                </td>
-                <td class="when" data-label=${`In ${zone}`}>${active ? formatInZone(record.scheduledAt, zone) : '—'}</td>
-                <td class="when" data-label="Last delivery">
-                  ${entry.lastDelivery ? html`<div>${formatInZone(entry.lastDelivery.deliveredAt, zone)}<div class="muted">${relative(entry.lastDelivery.deliveredAt, nowMs)}</div></div>` : html`<span class="muted">never</span>`}
-                </td>
-                <td class="ops" data-label="Actions">
-                  ${active ? html`<${TaskActions} entry=${entry} nowMs=${nowMs} named onDone=${onActionDone} onError=${onActionError} />` : html`<span class="muted">—</span>`}
-                </td>
-              </tr>`;
-            })}
+            ${entries.map(
+              (entry) => html`<${Row}
+                key=${taskKey(entry)}
+                entry=${entry}
+                asOf=${asOf}
+                nowMs=${nowMs}
+                zone=${zone}
+                selected=${selectedId === entry.record.id}
+                ticked=${ticked.has(taskKey(entry))}
+                drifted=${drifted.has(taskKey(entry))}
+                onTick=${onTick}
+                onOpen=${onOpen}
+                onActionDone=${onActionDone}
+                onActionError=${onActionError}
+              />`,
+            )}
           </tbody>
         </table>`
     }

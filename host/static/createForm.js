@@ -1,21 +1,24 @@
 // The create form: Session, title, instruction and one of the six timings, sent as the Session
 // would call `schedule_create`. The zone is always sent explicitly (the picker starts with the
 // browser's zone). A refused value is shown at its field, in words for a person with the Host's
-// code as a badge, and the input is kept; changing the field clears its error.
+// code as a badge, and the input is kept; changing the field clears its error. The Session field
+// suggests the Host's Session ids that start with what is typed (sessionField.js).
 import { api } from './api.js';
 import { createFieldIds } from './editFields.js';
 import { useFieldErrors } from './fieldErrors.js';
 import { html, useState } from './html.js';
 import { ErrorNote, FieldError } from './problems.js';
 import { RulePreview } from './rulePreview.js';
+import { SessionField, useSessionSuggestions } from './sessionField.js';
 import { initialTiming, selectorOf } from './timing.js';
 import { TimingFields } from './timingFields.js';
 
 const { invalid: invalidProps } = createFieldIds();
 
 /** The create form; `onCreated(sessionId, view)` after a task was stored. */
-export function CreateForm({ onCreated, sessions = [] }) {
+export function CreateForm({ onCreated }) {
   const [sessionId, setSessionId] = useState('demo');
+  const suggestions = useSessionSuggestions(sessionId);
   const [title, setTitle] = useState('');
   const [prompt, setPrompt] = useState('');
   const [timing, setTiming] = useState(initialTiming);
@@ -47,12 +50,11 @@ export function CreateForm({ onCreated, sessions = [] }) {
     <h2>New task</h2>
     <div class=${`field ${errors.session ? 'invalid' : ''}`}>
       <label for="create-session">Session</label>
-      <input id="create-session" value=${sessionId} list="known-sessions" required autocomplete="off" spellcheck="false"
-        onInput=${(e) => {
-          setSessionId(e.currentTarget.value);
+      <${SessionField} id="create-session" value=${sessionId} suggestions=${suggestions.ids} required
+        onInput=${(text) => {
+          setSessionId(text);
           clear('session');
         }} ...${invalidProps(errors.session, 'create-session')} />
-      <datalist id="known-sessions">${sessions.map((s) => html`<option key=${s} value=${s}></option>`)}</datalist>
       <${FieldError} id="create-session-error" error=${errors.session} field="session" />
     </div>
     <div class=${`field ${errors.title ? 'invalid' : ''}`}>

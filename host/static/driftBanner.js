@@ -1,43 +1,52 @@
 // The drift banner of the Tasks tab: the daily, weekly and cron tasks whose committed target the
 // time-zone data in use no longer yields (`GET /api/drift`), each with its title, Session, stored
 // target and the rule's nearest occurrence in the task's zone, a "Re-anchor" button per task and
-// "Re-anchor all". Nothing is shown while nothing has drifted.
+// "Re-anchor all". Nothing is shown while nothing has drifted. Drift comes from a new time-zone
+// data release or an edited rule, not from deliveries, and the report reads every wall-clock rule
+// of the schedule: it is read when the page opens, every minute, and after a re-anchor — never
+// per change event.
 import { api, catalogQuery, taskPath } from './api.js';
 import { formatInZone, recordZone } from './format.js';
 import { html, useEffect, useState } from './html.js';
+import { useLiveResource } from './liveData.js';
 import { ErrorNote } from './problems.js';
 
 /** How many drifted tasks the banner lists by name; the rest are counted. */
 const LISTED = 20;
+/** How often the report is read again. */
+export const DRIFT_RELOAD_MS = 60_000;
 
 /**
- * The drift report, reloaded when `version` changes, with the catalog record of each listed
- * task (for its title and zone): `{report, records}`, `report` null while loading.
+ * The drift report, with the catalog record of each listed task (for its title and zone):
+ * `{report, records, reload}`, `report` null while loading; `reload()` reads it again now.
  */
-export function useDrift(version) {
-  const [state, setState] = useState({ report: null, records: {} });
+export function useDrift() {
+  const [minute, setMinute] = useState(0);
   useEffect(() => {
+    const timer = setInterval(() => setMinute((m) => m + 1), DRIFT_RELOAD_MS);
+    return () => clearInterval(timer);
+  }, []);
+  const { data: report, reload } = useLiveResource('/api/drift', minute);
+  const [records, setRecords] = useState({});
+  useEffect(() => {
+    if (!report) return undefined;
     let live = true;
-    api('GET', '/api/drift').then(
-      async (report) => {
-        const listed = report.tasks.slice(0, LISTED);
-        const pages = await Promise.all(
-          listed.map((d) => api('GET', `/api/catalog${catalogQuery({ id: d.id, sessionId: d.sessionId, limit: 1 })}`).catch(() => null)),
-        );
-        const records = {};
-        for (const page of pages) {
-          const entry = page?.entries[0];
-          if (entry) records[`${entry.sessionId}/${entry.record.id}`] = entry.record;
-        }
-        if (live) setState({ report, records });
-      },
-      () => undefined,
-    );
+    const listed = report.tasks.slice(0, LISTED);
+    Promise.all(
+      listed.map((d) => api('GET', `/api/catalog${catalogQuery({ id: d.id, sessionId: d.sessionId, limit: 1 })}`).catch(() => null)),
+    ).then((pages) => {
+      const found = {};
+      for (const page of pages) {
+        const entry = page?.entries[0];
+        if (entry) found[`${entry.sessionId}/${entry.record.id}`] = entry.record;
+      }
+      if (live) setRecords(found);
+    });
     return () => {
       live = false;
     };
-  }, [version]);
-  return state;
+  }, [report]);
+  return { report, records, reload };
 }
 
 /** The banner over `report` (see useDrift); `onChanged` hears of a re-anchor. */

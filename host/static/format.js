@@ -1,8 +1,13 @@
 // How the page writes instants, durations and timing rules. Instants are shown as wall-clock
-// readings in an explicit zone (the task's, and the browser's), never in an implied one.
+// readings in an explicit zone (the task's, and the browser's), never in an implied one. A page
+// of rows reads hundreds of instants per render, so the formatters are built once per zone, the
+// browser's zone is read once, and recent readings are kept (an Intl.DateTimeFormat costs about
+// a millisecond to build, a formatToParts call tens of microseconds).
 
-/** The browser's IANA time zone. */
-export const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+const ownZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** The browser's IANA time zone (read once: a page does not change zones while it runs). */
+export const browserZone = () => ownZone;
 
 const formatters = new Map();
 function formatter(zone) {
@@ -25,13 +30,22 @@ function formatter(zone) {
   return f;
 }
 
+// Readings by zone and instant; bounded, dropped whole when full (a page shows a few hundred).
+const readings = new Map();
+const MAX_READINGS = 5_000;
+
 /** The wall-clock reading of `iso` in `zone`: `{weekday, year, month, day, hour, minute, second, timeZoneName}`. */
-export const wallReading = (iso, zone) =>
-  Object.fromEntries(
-    formatter(zone)
-      .formatToParts(new Date(iso))
-      .map((p) => [p.type, p.value]),
-  );
+export function wallReading(iso, zone) {
+  const key = `${zone} ${iso}`;
+  let reading = readings.get(key);
+  if (reading === undefined) {
+    reading = {};
+    for (const part of formatter(zone).formatToParts(new Date(iso))) reading[part.type] = part.value;
+    if (readings.size >= MAX_READINGS) readings.clear();
+    readings.set(key, reading);
+  }
+  return reading;
+}
 
 /** `Tue 2030-01-01 09:00` (seconds only when not zero) and the offset, in `zone`. */
 export function formatInZone(iso, zone) {
@@ -99,10 +113,22 @@ export function lateness(occurrenceIso, deliveredIso) {
   return `+${duration(ms / 1000)}`;
 }
 
+// The day `nowMs` falls on, per zone, read again only when the minute changes.
+const todays = new Map();
+function todayReading(zone, nowMs) {
+  const minute = Math.floor(nowMs / 60_000);
+  let seen = todays.get(zone);
+  if (seen?.minute !== minute) {
+    seen = { minute, reading: wallReading(new Date(minute * 60_000).toISOString(), zone) };
+    todays.set(zone, seen);
+  }
+  return seen.reading;
+}
+
 /** `09:01:15` in `zone` when `iso` falls on the same day there as `nowMs`, else the full `formatInZone` reading. */
 export function timeOfDay(iso, zone, nowMs) {
   const at = wallReading(iso, zone);
-  const today = wallReading(new Date(nowMs).toISOString(), zone);
+  const today = todayReading(zone, nowMs);
   const sameDay = at.year === today.year && at.month === today.month && at.day === today.day;
   return sameDay ? `${at.hour}:${at.minute}:${at.second}` : formatInZone(iso, zone);
 }

@@ -1,7 +1,10 @@
 // What the Inspector tab knows of the Host's actor system, rebuilt from `/api/inspect/events`: a
-// `snapshot` replaces everything, each `update` adds an entry and refreshes (or drops) its actor.
-// The page keeps the live actors and the newest `EVENTS_KEPT` entries, each labelled with its
-// actor's name while the actor was alive; it also turns state values and entries into words.
+// `snapshot` (the Host's bounded summary: supervisors, top Sessions, the tasks the filter selects)
+// replaces everything; a `summary` update replaces the actors in view and the counts and merges its
+// entries in by `seq`; each `entry` update adds an entry and refreshes (or drops) its actor, unless
+// the summary already covers it. The page keeps the actors in view and the newest `EVENTS_KEPT`
+// entries, each labelled with its actor's name while the actor was alive; it also turns state
+// values and entries into words.
 
 /** How many of the newest entries the page keeps and asks for. */
 export const EVENTS_KEPT = 200;
@@ -13,8 +16,12 @@ export const EVENTS_KEPT = 200;
  */
 export const readSuperjson = (text) => JSON.parse(text).json;
 
-/** An empty store: the live actors by key (parents first) and the kept entries, oldest first. */
-export const emptyInspector = () => ({ actors: new Map(), events: [] });
+/**
+ * An empty store: the actors in view by key (parents first), the kept entries (oldest first),
+ * the latest summary (Sessions, counts) and the `seq` it was taken at, and how many entries the
+ * Host left out to keep the stream within its rate.
+ */
+export const emptyInspector = () => ({ actors: new Map(), events: [], summary: undefined, seq: 0, skipped: 0 });
 
 /** The name an actor is listed under: the provided logic's name for effects, else its id. */
 export const actorLabel = (actor) => (actor.kind === 'effect' && actor.src ? actor.src : actor.id);
@@ -22,19 +29,48 @@ export const actorLabel = (actor) => (actor.kind === 'effect' && actor.src ? act
 /** The entry with `label`: the name of its actor while it was alive (an effect is named by its logic). */
 const labelled = (entry, actor) => ({ ...entry, label: actor ? actorLabel(actor) : entry.actorId });
 
-/** Replaces the store's contents with a view (`{actors, events}`). */
-export function applySnapshot(store, view) {
-  store.actors = new Map(view.actors.map((actor) => [actor.key, actor]));
-  store.events = view.events.slice(-EVENTS_KEPT).map((entry) => labelled(entry, store.actors.get(entry.actorKey)));
+/** Replaces the store's contents with a summary (`{actors, events, sessions, …}`). */
+export function applySnapshot(store, summary) {
+  store.actors = new Map(summary.actors.map((actor) => [actor.key, actor]));
+  store.events = summary.events.slice(-EVENTS_KEPT).map((entry) => labelled(entry, store.actors.get(entry.actorKey)));
+  store.summary = summary;
+  store.seq = summary.seq ?? 0;
 }
 
-/** Applies one inspector update (`entry`, `removed` or `reset`). */
+/** Adds entries the store does not hold yet (by `seq`), keeping the newest `EVENTS_KEPT` in order. */
+function mergeEvents(store, entries) {
+  const held = new Set(store.events.map((entry) => entry.seq));
+  const fresh = entries.filter((entry) => !held.has(entry.seq));
+  if (fresh.length === 0) return;
+  const merged = [...store.events, ...fresh.map((entry) => labelled(entry, store.actors.get(entry.actorKey)))];
+  merged.sort((a, b) => a.seq - b.seq);
+  store.events = merged.slice(-EVENTS_KEPT);
+}
+
+const ACTOR_FIELDS = ['id', 'kind', 'parent', 'session', 'status', 'lastEvent', 'target', 'title', 'src'];
+
+/** The actor the store holds when `fresh` says the same, so what shows it need not render again; else `fresh`. */
+function unchanged(held, fresh) {
+  if (held === undefined || ACTOR_FIELDS.some((field) => held[field] !== fresh[field])) return fresh;
+  return stateText(held.state) === stateText(fresh.state) ? held : fresh;
+}
+
+/** Applies one inspector update (`summary`, `entry`, `removed` or `reset`). */
 export function applyUpdate(store, update) {
-  if (update.type === 'reset') {
+  if (update.type === 'summary') {
+    store.actors = new Map(update.summary.actors.map((actor) => [actor.key, unchanged(store.actors.get(actor.key), actor)]));
+    store.summary = update.summary;
+    store.seq = update.summary.seq;
+    store.skipped += update.skipped ?? 0;
+    mergeEvents(store, update.summary.events);
+  } else if (update.type === 'reset') {
     store.actors.clear();
     store.events = [];
   } else if (update.type === 'removed') {
     for (const key of update.keys) store.actors.delete(key);
+  } else if (update.type === 'entry' && update.entry.seq <= store.seq) {
+    // Taken before the summary the store holds: the actors are already newer than this entry.
+    mergeEvents(store, [update.entry]);
   } else if (update.type === 'entry') {
     const actor = update.actor ?? store.actors.get(update.entry.actorKey);
     // An entry without its actor means the actor is gone (done, stopped or failed).
@@ -84,10 +120,19 @@ export function entryText(entry) {
   }
 }
 
-/** The Sessions the filter offers: those with tasks, those in the tree, and the chosen one. */
-export function sessionChoices(catalog, actors, chosen) {
-  const ids = new Set(catalog.map((entry) => entry.sessionId));
-  for (const actor of actors.values()) if (actor.session) ids.add(actor.session);
-  if (chosen) ids.add(chosen);
-  return [...ids].sort();
+/** How many Session ids the Session field suggests at most. */
+export const SESSION_CHOICES = 200;
+
+/**
+ * The Sessions the Session field suggests, at most `SESSION_CHOICES`: the chosen one, those the
+ * summary lists, then those the page knows of.
+ */
+export function sessionChoices(known, summary, chosen) {
+  const ids = new Set(chosen ? [chosen] : []);
+  for (const session of summary?.sessions ?? []) ids.add(session.sessionId);
+  for (const id of known) {
+    if (ids.size >= SESSION_CHOICES) break;
+    ids.add(id);
+  }
+  return [...ids].slice(0, SESSION_CHOICES).sort();
 }

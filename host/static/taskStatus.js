@@ -1,6 +1,8 @@
 // A task's status in words for people: the state its row and its detail show (scheduled,
 // overdue, failing, paused or ended) and, for a failing task, where its delivery failed, how often,
-// the cause and when the next retry is due; for a paused one, since when.
+// the cause and when the next retry is due; for a paused one, since when and the note it was
+// paused with. A paused task whose latest attempt failed is both: its row carries a second
+// "failing" badge, so a list filtered to failing tasks shows each row as failing.
 import { browserZone, relative, timeOfDay } from './format.js';
 import { html } from './html.js';
 
@@ -35,15 +37,26 @@ export function failureSummary(failure, nowMs, zone = browserZone()) {
 /** `since 09:01:30` (the time alone when it is today in the browser's zone). */
 export const pausedSince = (pausedAt, nowMs, zone = browserZone()) => `since ${timeOfDay(pausedAt, zone, nowMs)}`;
 
-/** The short note under a row's state badge: the failure or the pause; nothing for the other states. */
+/** The pause's note in quotes, as the row and the detail show it. */
+export const PauseNote = ({ note }) => (note ? html`<span class="pause-note">“${note}”</span>` : null);
+
+/**
+ * The short note under a row's state badge: the pause (since when, and its note) and the failure
+ * (its summary and its whole cause, wrapped); nothing for the other states.
+ */
 export function StatusNote({ entry, nowMs }) {
   const state = taskState(entry, nowMs);
-  if (state === 'paused') return html`<div class="status-note">${pausedSince(entry.pausedAt, nowMs)}</div>`;
-  if (state !== 'failing') return null;
-  return html`<div class="status-note failing">
-    <div>${failureSummary(entry.failure, nowMs)}</div>
-    <div class="failure-message" title=${entry.failure.message}>${entry.failure.message}</div>
-  </div>`;
+  const paused =
+    state === 'paused' &&
+    html`<div class="status-note">${pausedSince(entry.pausedAt, nowMs)}${entry.pauseNote && html` · <${PauseNote} note=${entry.pauseNote} />`}</div>`;
+  const failing =
+    entry.status === 'active' &&
+    entry.failure !== undefined &&
+    html`<div class="status-note failing">
+      <div>${failureSummary(entry.failure, nowMs)}</div>
+      <div class="failure-message">${entry.failure.message}</div>
+    </div>`;
+  return paused || failing ? html`${paused}${failing}` : null;
 }
 
 /** The detail's status: a sentence per state, and the failure's cause and last attempt when there is one. */
@@ -60,6 +73,7 @@ export function StatusText({ entry, nowMs }) {
   }[state];
   return html`<div class="status-text">
     <div>${sentence}</div>
+    ${state === 'paused' && entry.pauseNote && html`<div>Note: <${PauseNote} note=${entry.pauseNote} /></div>`}
     ${
       failure &&
       html`<div class="failure-detail">

@@ -3,15 +3,18 @@
 // (`#/tasks/sch_12`) and is read on its own, so a link or a reload opens it whatever page the
 // catalog shows. Closing the detail puts the focus back on the row that opened it. Over the
 // catalog, the drift banner lists the tasks whose target the time-zone data no longer yields.
-// An operation on a row (pause, resume, run now, retry now) is reported in the page's notice and
-// reloads the list and the detail at once, before the change event arrives; so does one in the
-// detail. A failed delivery attempt commits nothing and sends no change event, so the list and the
-// detail are also reloaded when the test clock moves and, on the system clock, every 15 s.
-import { api, catalogQuery } from './api.js';
-import { Catalog } from './catalog.js';
+// The list and the detail follow the catalog version (bumped at most once a second by app.js),
+// each through a coalesced loader (liveData.js): an answer is shown only while it matches the
+// controls, so the rows never disagree with the filters, and the next refresh follows. An
+// operation on a row (pause, resume, run now, retry now), a bulk action or one in the detail
+// reloads the list and the detail at once. Ticked rows (for a bulk action) are forgotten when the
+// filters change. The drift report is read on its own, slower timer (driftBanner.js).
+import { catalogQuery } from './api.js';
+import { Catalog, taskKey } from './catalog.js';
 import { CreateForm } from './createForm.js';
 import { DriftBanner, useDrift } from './driftBanner.js';
 import { html, useCallback, useEffect, useRef, useState } from './html.js';
+import { useLiveResource } from './liveData.js';
 import { problemOf } from './problems.js';
 import { navigate, taskHref, transcriptHref } from './route.js';
 import { TaskDetail } from './taskDetail.js';
@@ -19,66 +22,40 @@ import { TaskDetail } from './taskDetail.js';
 const PAGE_SIZE = 50;
 const NO_FILTERS = { text: '', sessionId: '', kind: '', status: '', drifted: false, sort: 'next', limit: PAGE_SIZE };
 
-/**
- * One catalog page for `query` from the cursor of page `index`, reloaded when `version` changes.
- * Until it arrives the last page stays shown, with the query, cursor and index it was asked for,
- * so the pager can name the rows on screen and wait for the page asked for.
- */
-function useCatalogPage(query, cursor, version, index) {
-  const [state, setState] = useState({ page: null, error: null, query: null, cursor: undefined, index: 0 });
-  useEffect(() => {
-    let live = true;
-    api('GET', `/api/catalog${catalogQuery({ ...query, cursor })}`).then(
-      (page) => live && setState({ page, error: null, query, cursor, index }),
-      (error) => live && setState((s) => ({ ...s, error })),
-    );
-    return () => {
-      live = false;
-    };
-  }, [query, cursor, version]);
-  return state;
-}
-
 /** The entry of task `id` (any Session), `undefined` while loading, `null` when there is none. */
 function useTask(id, version) {
-  const [entry, setEntry] = useState(undefined);
-  useEffect(() => {
-    if (!id) return setEntry(undefined);
-    let live = true;
-    api('GET', `/api/catalog${catalogQuery({ id, limit: 1 })}`).then(
-      (page) => live && setEntry(page.entries[0] ?? null),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [id, version]);
-  return entry?.record.id === id || entry === null ? entry : undefined;
+  const path = id ? `/api/catalog${catalogQuery({ id, limit: 1 })}` : null;
+  const shown = useLiveResource(path, version);
+  if (path === null || shown.path !== path || !shown.data) return { entry: undefined, reload: shown.reload };
+  return { entry: shown.data.entries[0] ?? null, reload: shown.reload };
 }
 
 /** The Tasks tab over the shared page state. */
 export function TasksPanel(ctx) {
-  const { route, sessions, nowMs, catalogVersion, historyVersion, pollVersion = 0, flash } = ctx;
+  const { route, nowMs, catalogVersion, historyVersion, flash } = ctx;
   const [query, setQuery] = useState(NO_FILTERS);
   const [cursors, setCursors] = useState([undefined]);
   const [pageIndex, setPageIndex] = useState(0);
-  // Bumped after a re-anchor so the page reloads without waiting for the change event.
-  const [ownVersion, setOwnVersion] = useState(0);
-  const version = catalogVersion + ownVersion;
-  const shown = useCatalogPage(query, cursors[pageIndex], version + pollVersion, pageIndex);
-  const { page, error } = shown;
+  const [ticked, setTicked] = useState(() => new Map());
+  const path = `/api/catalog${catalogQuery({ ...query, cursor: cursors[pageIndex] })}`;
+  const shown = useLiveResource(path, catalogVersion, pageIndex);
   // The page on screen is not yet the one asked for (a turn or a new query is loading).
-  const loading = shown.query !== query || shown.cursor !== cursors[pageIndex] || shown.index !== pageIndex;
-  const drift = useDrift(version);
+  const loading = shown.path !== path;
+  const page = shown.data;
+  const error = shown.error && shown.errorPath === path ? shown.error : null;
+  const shownIndex = shown.meta ?? 0;
+  const drift = useDrift();
   const drifted = new Set((drift.report?.tasks ?? []).map((d) => `${d.sessionId}/${d.id}`));
   const selectedId = route.taskId;
-  const entry = useTask(selectedId, version + pollVersion);
+  const task = useTask(selectedId, catalogVersion);
+  const { entry } = task;
   const opener = useRef(null);
 
   const changeQuery = useCallback((patch) => {
     setQuery((q) => ({ ...q, ...patch }));
     setCursors([undefined]);
     setPageIndex(0);
+    setTicked(new Map());
   }, []);
   // Pages turn from the page on screen, and only once it is the one asked for.
   const turnPage = (step) => {
@@ -93,6 +70,25 @@ export function TasksPanel(ctx) {
     if (!loading && page && page.entries.length === 0 && pageIndex > 0) setPageIndex(pageIndex - 1);
   }, [page, pageIndex, loading]);
 
+  const tick = useCallback((entry, on) => {
+    setTicked((t) => {
+      const next = new Map(t);
+      if (on) next.set(taskKey(entry), { sessionId: entry.sessionId, id: entry.record.id });
+      else next.delete(taskKey(entry));
+      return next;
+    });
+  }, []);
+  const tickPage = useCallback((entries, on) => {
+    setTicked((t) => {
+      const next = new Map(t);
+      for (const entry of entries) {
+        if (on) next.set(taskKey(entry), { sessionId: entry.sessionId, id: entry.record.id });
+        else next.delete(taskKey(entry));
+      }
+      return next;
+    });
+  }, []);
+
   const close = () => {
     const back = opener.current;
     navigate(taskHref(null));
@@ -106,7 +102,10 @@ export function TasksPanel(ctx) {
     flash(text);
     close();
   };
-  const reload = () => setOwnVersion((v) => v + 1);
+  const reload = () => {
+    shown.reload();
+    task.reload();
+  };
   const operated = (text) => {
     flash(text);
     reload();
@@ -122,24 +121,35 @@ export function TasksPanel(ctx) {
 
   return html`<div class=${`tasks ${selectedId ? 'with-detail' : ''}`}>
     <div class="catalog-col">
-      <${DriftBanner} report=${drift.report} records=${drift.records} onChanged=${reload} />
+      <${DriftBanner}
+        report=${drift.report}
+        records=${drift.records}
+        onChanged=${() => {
+          drift.reload();
+          reload();
+        }}
+      />
       <${Catalog}
         page=${page}
         error=${error}
         query=${query}
-        sessions=${sessions}
-        pageIndex=${shown.index}
+        pageIndex=${shownIndex}
         loading=${loading}
         selectedId=${selectedId}
         drifted=${drifted}
+        ticked=${ticked}
         nowMs=${nowMs}
         onQuery=${changeQuery}
         onPage=${turnPage}
         onOpen=${open}
+        onTick=${tick}
+        onTickPage=${tickPage}
+        onClearTicks=${() => setTicked(new Map())}
+        onBulkDone=${reload}
         onActionDone=${operated}
         onActionError=${refused}
       />
-      <${CreateForm} sessions=${sessions} onCreated=${(_sessionId, view) => navigate(taskHref(view.id))} />
+      <${CreateForm} onCreated=${(_sessionId, view) => navigate(taskHref(view.id))} />
     </div>
     ${
       selectedId &&

@@ -1,7 +1,9 @@
 // `agent-schedule catalog`: one page of the tasks of every Session of a running Host, active and
 // inactive, filtered and ordered by the Host's paged catalog (`GET /api/catalog?…`), with the
-// cursor of the next page. The Host checks every filter value, so a bad one is its refusal.
+// cursor of the next page, under the counts of tasks per state that come with every page. The
+// Host checks every filter value, so a bad one is its refusal.
 import type { CatalogPage } from '../domain/catalogPage.ts';
+import type { StateCounts } from '../domain/stateCounts.ts';
 import type { CatalogEntry } from '../domain/types.ts';
 import { UsageError } from './command.ts';
 import { HOST_OPTIONS_HELP, hostCommand } from './hostCommand.ts';
@@ -22,7 +24,9 @@ export const catalogCommand = hostCommand({
                               [--sort <order>] [--limit <n>] [--cursor <cursor>] [--url <url>] [--json]
 
 Lists one page of the tasks of every Session, active and inactive (with its last delivery in
---json), and how to get the next page. Filters combine with "and".
+--json), and how to get the next page. Filters combine with "and". Above the page, how many
+tasks the whole schedule has in each state (scheduled, overdue, paused, failing, ended; failing
+overlaps the first three), and with --session that Session's; --json has them as "counts".
 
   --session <id>            only this Session
   --state <state>           active, scheduled, overdue, paused, failing, or inactive (also: ended)
@@ -56,13 +60,28 @@ ${HOST_OPTIONS_HELP}`,
     if (values.sort !== undefined) query.set('sort', values.sort);
     if (values.cursor !== undefined) query.set('cursor', values.cursor);
     const page = (await host.get(`/api/catalog?${query}`)) as CatalogPage<CatalogEntry>;
-    return { json: page, lines: [...taskLines(page.entries), ...footer(page)] };
+    return { json: page, lines: [...countLines(page, values.session), ...taskLines(page.entries), ...footer(page)] };
   },
 });
+
+/** `scheduled 9,012 · overdue 12 · paused 975 · failing 41 · ended 0`. */
+export function formatCounts(counts: StateCounts): string {
+  const states = ['scheduled', 'overdue', 'paused', 'failing', 'ended'] as const;
+  return states.map((state) => `${state} ${counts[state].toLocaleString('en-US')}`).join(' · ');
+}
+
+/** The counts above a page: the whole schedule's, and first the Session's when the page is of one. */
+function countLines(page: CatalogPage<CatalogEntry>, sessionId: string | undefined): string[] {
+  // A Host from before the counts answers pages without them.
+  const counts = page.counts as CatalogPage['counts'] | undefined;
+  if (counts === undefined) return [];
+  if (counts.session === undefined || sessionId === undefined) return [formatCounts(counts.all)];
+  return [`Session ${sessionId}: ${formatCounts(counts.session)}`, `all Sessions: ${formatCounts(counts.all)}`];
+}
 
 /** How much of the catalog the page shows, and the option that gets the next page. */
 function footer(page: CatalogPage<CatalogEntry>): string[] {
   if (page.total === 0) return [];
-  const shown = `showing ${page.entries.length} of ${page.total} matching tasks`;
+  const shown = `showing ${page.entries.length} of ${page.total.toLocaleString('en-US')} matching tasks`;
   return [page.nextCursor === undefined ? shown : `${shown}; next page: --cursor ${page.nextCursor}`];
 }

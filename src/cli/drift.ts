@@ -1,30 +1,44 @@
 // `agent-schedule drift` and `agent-schedule reanchor`: the wall-clock targets that the running
-// Host's time-zone data no longer yields, and moving them to their rule's next occurrence.
+// Host's time-zone data no longer yields (the first 50 and their number unless asked for more:
+// after a zone rule change a large schedule can have tens of thousands), and moving them to
+// their rule's next occurrence.
 import type { DriftReport } from '../remote/types.ts';
 import { UsageError } from './command.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';
+import { wholeNumber } from './parseOptions.ts';
 import { formatTable } from './table.ts';
+
+/** How many drifted targets `drift` lists unless told otherwise: a screenful, not every one of thousands. */
+const DEFAULT_LIMIT = 50;
 
 /** `agent-schedule drift`. */
 export const driftCommand = hostCommand({
   name: 'drift',
   summary: 'list targets the time-zone data in use no longer yields',
-  help: `Usage: agent-schedule drift [--url <url>] [--json]
+  help: `Usage: agent-schedule drift [--limit <n> | --all] [--url <url>] [--json]
 
 Lists the active daily, weekly and cron tasks whose committed target is not an occurrence of
 their rule under the time-zone data the Host uses (rules change when a country moves or drops
-daylight saving time), with the target's local time and the rule's nearest occurrence. Such
-targets are never moved on their own; \`agent-schedule reanchor\` moves them.
+daylight saving time), with the target's local time and the rule's nearest occurrence, soonest
+target first, and how many there are in all. Such targets are never moved on their own;
+\`agent-schedule reanchor\` moves them.
 
+  --limit <n>               list the first n, 1-500 (default ${DEFAULT_LIMIT})
+  --all                     list every drifted target
 ${HOST_OPTIONS_HELP}`,
-  options: {},
-  async ask(_values, host) {
-    const report = (await host.get('/api/drift')) as DriftReport;
+  options: { limit: { type: 'string' }, all: { type: 'boolean' } },
+  async ask(values, host) {
+    if (values.all === true && values.limit !== undefined) throw new UsageError('Give --limit or --all, not both.');
+    const limit = wholeNumber(values.limit, 'limit', 'a whole number from 1 to 500, such as --limit 50') ?? DEFAULT_LIMIT;
+    const report = (await host.get(values.all === true ? '/api/drift' : `/api/drift?limit=${limit}`)) as DriftReport & { total?: number };
     const versions = `time-zone data ${report.tzdata}; schedule written with ${report.writtenWith ?? '(not recorded)'}`;
     const rows = report.tasks.map((t) => [t.sessionId, t.id, t.scheduledAt, t.local, t.occurrence ?? '(none)']);
     const lines = rows.length === 0 ? ['(no drifted targets)'] : formatTable(['SESSION', 'ID', 'TARGET', 'LOCAL', 'OCCURRENCE'], rows);
-    return { json: report, lines: [versions, ...lines] };
+    const total = report.total ?? rows.length;
+    const more =
+      total > rows.length ? [`showing ${rows.length} of ${total.toLocaleString('en-US')} drifted targets; --all lists every one`] : [];
+    return { json: report, lines: [versions, ...lines, ...more] };
   },
 });
 

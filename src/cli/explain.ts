@@ -1,10 +1,11 @@
 // `agent-schedule explain`: what a running Host knows about one task, for "why did it (not)
-// fire?": its status (paused since when) and timing, the failure status of its latest delivery
-// attempt, its last delivery receipts with their lateness (delivered − occurrence), the
+// fire?": its status (paused since when, and why) and timing, the failure status of its latest
+// delivery attempt, its last delivery receipts with their lateness (delivered − occurrence), the
 // occurrences each coalesced and whether it was run now, and its next occurrences with the DST
 // notes of the scheduler's own preview (a skipped local time, a repeated one). Without --session
 // the task is looked up in every Session.
 
+import type { CatalogPage } from '../domain/catalogPage.ts';
 import type { HistoryPage } from '../domain/historyPage.ts';
 import { type PreviewOccurrence, previewOccurrences } from '../domain/preview.ts';
 import type { CatalogEntry, DeliveryFailure, DeliveryReceipt, Rule, ScheduleRecord } from '../domain/types.ts';
@@ -30,6 +31,8 @@ export interface Explanation {
   readonly record: ScheduleRecord;
   /** When the task was paused; present while it is. */
   readonly pausedAt?: string;
+  /** Why the task was paused; present while it is paused with a note. */
+  readonly pauseNote?: string;
   /** The failure status of its latest delivery attempt; present while it failed. */
   readonly failure?: DeliveryFailure;
   /** The newest receipts first. */
@@ -80,10 +83,15 @@ export function nextOccurrences(record: ScheduleRecord, count: number, sinceMs?:
   return widened?.at === first.at ? [widened, ...next.slice(1)] : next;
 }
 
+/**
+ * The task's catalog entry: from its Session when one is given, else the catalog page that the
+ * filter `id` narrows to this one task (never the whole catalog, which at 100,000 tasks is tens
+ * of megabytes of JSON).
+ */
 async function findEntry(host: { get(path: string): Promise<unknown> }, id: string, sessionId: string | undefined): Promise<CatalogEntry> {
   if (sessionId !== undefined) return (await host.get(pathOf('api', 'sessions', sessionId, 'tasks', id))) as CatalogEntry;
-  const entries = (await host.get('/api/catalog')) as CatalogEntry[];
-  const entry = entries.find((e) => e.record.id === id);
+  const page = (await host.get(`/api/catalog?${new URLSearchParams({ id, limit: '1' })}`)) as CatalogPage<CatalogEntry>;
+  const entry = page.entries[0];
   if (entry === undefined) throw notFound(id);
   return entry;
 }
@@ -120,6 +128,7 @@ function explanationLines(x: Explanation): string[] {
     `${record.id} ${JSON.stringify(record.title)} in Session ${x.sessionId}: ${statusText(x)}`,
     `Timing: ${describeTiming(record)}`,
   ];
+  if (x.pauseNote !== undefined) lines.push(`Pause note: ${x.pauseNote}`);
   if (x.status === 'active') lines.push(`Next target: ${record.scheduledAt} (${localReading(record.scheduledAt, zone)} ${zone})`);
   if (x.failure !== undefined) lines.push(failureLine(x.failure));
   lines.push('');
@@ -147,7 +156,7 @@ export const explainCommand = hostCommand({
   summary: 'explain a task: status, failures, last deliveries with lateness, next occurrences',
   help: `Usage: agent-schedule explain --id <task> [--session <id>] [--receipts <n>] [--next <n>] [--url <url>] [--json]
 
-Explains one task: its status (active, paused since when, or ended) and timing, the failure
+Explains one task: its status (active, paused since when and why, or ended) and timing, the failure
 status of its latest delivery attempt (failed attempts, stage, cause, next retry), its last
 deliveries with their lateness (delivered minus occurrence), the occurrences each one coalesced
 ("3 missed occurrences coalesced since ...") and whether it was run now, and its next
@@ -179,6 +188,7 @@ ${HOST_OPTIONS_HELP}`,
       status: entry.status,
       record: entry.record,
       ...(entry.pausedAt === undefined ? {} : { pausedAt: entry.pausedAt }),
+      ...(entry.pauseNote === undefined ? {} : { pauseNote: entry.pauseNote }),
       ...(entry.failure === undefined ? {} : { failure: entry.failure }),
       receipts: page.records.map((r) => ({ ...r, latenessMs: Date.parse(r.deliveredAt) - Date.parse(r.scheduledAt) })),
       next:

@@ -9,50 +9,50 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isScheduleError } from '../domain/errors.ts';
-import { catalogCommand } from './catalog.ts';
 import { CliFailure, type CliIo, type Command, processIo, UsageError } from './command.ts';
-import { createCommand } from './create.ts';
-import { deleteCommand } from './delete.ts';
-import { driftCommand, reanchorCommand } from './drift.ts';
-import { explainCommand } from './explain.ts';
 import { type CommandLine, splitCommandLine } from './globalOptions.ts';
-import { historyCommand } from './history.ts';
-import { listCommand } from './list.ts';
-import { mcpCommand } from './mcp.ts';
-import { migrateCommand } from './migrate.ts';
-import { previewCommand } from './preview.ts';
-import { pauseCommand, resumeCommand, runNowCommand } from './runState.ts';
-import { toolsCommand } from './tools.ts';
-import { updateCommand } from './update.ts';
 import { packageVersion } from './version.ts';
 
-/** Every subcommand, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [
-  createCommand,
-  listCommand,
-  catalogCommand,
-  historyCommand,
-  explainCommand,
-  updateCommand,
-  pauseCommand,
-  resumeCommand,
-  runNowCommand,
-  deleteCommand,
-  driftCommand,
-  reanchorCommand,
-  previewCommand,
-  toolsCommand,
-  mcpCommand,
-  migrateCommand,
+/** A subcommand by name, and how to load it. */
+export interface CommandEntry {
+  readonly name: string;
+  load(): Promise<Command>;
+}
+
+/**
+ * Every subcommand, in the order the help lists them. A command's module (and what it imports)
+ * is loaded only when that command runs, so `catalog` against a Host does not load the MCP SDK,
+ * the PostgreSQL adapter or the recurrence engine the others need.
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'create', load: async () => (await import('./create.ts')).createCommand },
+  { name: 'list', load: async () => (await import('./list.ts')).listCommand },
+  { name: 'catalog', load: async () => (await import('./catalog.ts')).catalogCommand },
+  { name: 'history', load: async () => (await import('./history.ts')).historyCommand },
+  { name: 'explain', load: async () => (await import('./explain.ts')).explainCommand },
+  { name: 'update', load: async () => (await import('./update.ts')).updateCommand },
+  { name: 'pause', load: async () => (await import('./runState.ts')).pauseCommand },
+  { name: 'resume', load: async () => (await import('./runState.ts')).resumeCommand },
+  { name: 'run-now', load: async () => (await import('./runState.ts')).runNowCommand },
+  { name: 'bulk', load: async () => (await import('./bulk.ts')).bulkCommand },
+  { name: 'delete', load: async () => (await import('./delete.ts')).deleteCommand },
+  { name: 'drift', load: async () => (await import('./drift.ts')).driftCommand },
+  { name: 'reanchor', load: async () => (await import('./drift.ts')).reanchorCommand },
+  { name: 'preview', load: async () => (await import('./preview.ts')).previewCommand },
+  { name: 'tools', load: async () => (await import('./tools.ts')).toolsCommand },
+  { name: 'mcp', load: async () => (await import('./mcp.ts')).mcpCommand },
+  { name: 'migrate', load: async () => (await import('./migrate.ts')).migrateCommand },
 ];
 
-function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+/** The top-level help: it loads every command for its summary line. */
+async function mainHelp(): Promise<string> {
+  const commands = await Promise.all(COMMANDS.map((c) => c.load()));
+  const width = Math.max(...commands.map((c) => c.name.length));
   return [
     'Usage: agent-schedule <command> [options]',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'preview runs offline, migrate talks to a PostgreSQL database and mcp --data to a data folder; every other command talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
     '--url and --json may come before or after the command.',
@@ -92,14 +92,15 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
-    io.out(topic?.help ?? mainHelp());
+    io.out(topic === undefined ? await mainHelp() : (await topic.load()).help);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (command === undefined) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (entry === undefined) {
     report(io, json, USAGE_ERROR_CODE, `Unknown command ${JSON.stringify(name)}.`, topHint);
     return 2;
   }
+  const command = await entry.load();
   try {
     return await command.run([...globals, ...rest], io);
   } catch (error) {

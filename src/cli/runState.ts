@@ -15,28 +15,31 @@ const TASK_OPTIONS_HELP = `  --session <id>            the Session
 
 const REFUSALS_HELP = 'Refused with schedule_not_found for a task the Host does not have, schedule_ended for one that ended.';
 
-/** Posts `action` for the task named by `--session` and `--id`; resolves to its view. */
-async function post(values: OptionValues<typeof TASK_OPTIONS>, host: HostClient, action: string): Promise<ScheduleView> {
+/** Posts `action` (with `body` when given) for the task named by `--session` and `--id`; resolves to its view. */
+async function post(values: OptionValues<typeof TASK_OPTIONS>, host: HostClient, action: string, body?: unknown): Promise<ScheduleView> {
   const path = pathOf('api', 'sessions', required(values.session, 'session'), 'tasks', required(values.id, 'id'), action);
-  return (await host.send('POST', path)) as ScheduleView;
+  return (await host.send('POST', path, body)) as ScheduleView;
 }
 
 /** `agent-schedule pause`. */
 export const pauseCommand = hostCommand({
   name: 'pause',
   summary: 'pause a task: it is not delivered until resumed or run now',
-  help: `Usage: agent-schedule pause --session <id> --id <task> [--url <url>] [--json]
+  help: `Usage: agent-schedule pause --session <id> --id <task> [--note <text>] [--url <url>] [--json]
 
 Pauses an active task: it keeps its record and next target but is not delivered until it is
 resumed (agent-schedule resume) or run now (agent-schedule run-now). Pausing a paused task
-changes nothing. ${REFUSALS_HELP}
+changes nothing, except that --note replaces its note. ${REFUSALS_HELP}
 
 ${TASK_OPTIONS_HELP}
+  --note <text>             why the task is paused (1-500 characters; shown by explain and the
+                            task page, and dropped when the task is resumed)
 ${HOST_OPTIONS_HELP}`,
-  options: TASK_OPTIONS,
+  options: { ...TASK_OPTIONS, note: { type: 'string' } },
   async ask(values, host) {
-    const view = await post(values, host, 'pause');
-    return { json: view, lines: [`${view.id} is paused since ${view.pausedAt ?? '(unknown)'}`] };
+    const view = await post(values, host, 'pause', values.note === undefined ? undefined : { note: values.note });
+    const note = view.pauseNote === undefined ? '' : `: ${view.pauseNote}`;
+    return { json: view, lines: [`${view.id} is paused since ${view.pausedAt ?? '(unknown)'}${note}`] };
   },
 });
 

@@ -1,24 +1,46 @@
-// The remote calls of a cluster Host that span every shard: `catalog`, `drift` and `reanchor`.
+// The remote calls of a cluster Host that span every shard: `catalog`, `drift`, `reanchor`,
+// `counts` and `bulk`.
 // The catalog and the drift report are read from the shared schema's rows at the Host the call
 // reached (one read, whoever holds the shards), not gathered from the owners: a routed call names
 // one Session, and asking 256 shards' owners for one page would cost a round trip each. The rows
-// are the committed state every owner answers from. What only an owner knows — a task's delivery
-// failure, kept in memory by the service that attempted the delivery — is added for the shards
-// this Host holds; an entry of another Host's shard carries no `failure`. A re-anchor names a
-// Session (or asks for all): it runs at the owners, one routed call per Session.
+// are the committed state every owner answers from, the failure status stored with each row
+// included. A failure newer than the stored one — held in memory by the service that attempted
+// the delivery until its failure write lands — is taken for the shards this Host holds; an entry
+// of another Host's shard carries the stored status (docs/delivery.md). A re-anchor names a
+// Session (or asks for all): it runs at the owners, one routed call per Session. The counts are
+// counted over the same rows in one pass (a cluster Host keeps no tally of other Hosts' shards).
+// A bulk call whose filter names a Session runs at that Session's owner; any other is resolved
+// here from the rows (once, at the start) and runs at each shard's owner as the list of that
+// shard's tasks, one routed call per shard, the answers summed (bulkAcrossShards.ts).
 
 import { shardOf } from '../adapters/postgres/rowColumns.ts';
 import { isPlainObject } from '../domain/argShape.ts';
-import { catalogPage } from '../domain/catalogPage.ts';
+import { catalogPage, filterSessionId } from '../domain/catalogPage.ts';
 import { driftReport } from '../domain/drift.ts';
+import { driftedFirst, driftLimitOf } from '../domain/driftPage.ts';
 import { isScheduleError } from '../domain/errors.ts';
+import { countRows, countsSessionId } from '../domain/stateCounts.ts';
 import type { CatalogEntry, DeliveryFailure, ScheduleView } from '../domain/types.ts';
 import { compareTaskIds } from '../planning/mutations.ts';
 import { catalogEntry } from '../planning/remotePlans.ts';
-import type { BulkReanchorRequest, BulkReanchorResult, CatalogPage, CatalogRequest, DriftReport, TaskRef } from '../remote/types.ts';
+import type {
+  BulkReanchorRequest,
+  BulkReanchorResult,
+  BulkRequest,
+  BulkResult,
+  CatalogPage,
+  CatalogRequest,
+  CountsRequest,
+  DriftPage,
+  DriftReport,
+  RemoteCallOptions,
+  ScheduleCounts,
+  TaskRef,
+} from '../remote/types.ts';
 import { currentTzdata } from '../runtime/tzdataVersion.ts';
 import type { ScheduleService } from '../service.ts';
 import type { ToolFailure } from '../tools/results.ts';
+import { bulkAcrossShards } from './bulkAcrossShards.ts';
 import type { ClusterReader } from './clusterRows.ts';
 import type { RoutedCall } from './routedCall.ts';
 
@@ -34,7 +56,7 @@ export interface ClusterRemoteDeps {
 }
 
 /** The cross-shard remote methods, typed as `ScheduleService` has them. */
-export type ClusterWideRemote = Pick<ScheduleService['remote'], 'catalog' | 'drift' | 'reanchor'>;
+export type ClusterWideRemote = Pick<ScheduleService['remote'], 'catalog' | 'drift' | 'reanchor' | 'counts' | 'bulk'>;
 
 /** The failing entries of the services given, by task id (each service answers only its own shard's). */
 export async function failuresOf(services: readonly ScheduleService[]): Promise<Map<string, DeliveryFailure>> {
@@ -66,21 +88,27 @@ export function clusterRemote(deps: ClusterRemoteDeps): ClusterWideRemote {
     const all = await entries();
     if (request === undefined) return all.sort((a, b) => compareTaskIds(a.record.id, b.record.id));
     try {
-      return catalogPage(all, request, deps.now());
+      const now = deps.now();
+      return { ...catalogPage(all, request, now), counts: countsOf(all, now, filterSessionId(request)) };
     } catch (error) {
       if (isScheduleError(error)) return error.toFailure();
       throw error;
     }
   }
 
-  const drift = async (...args: unknown[]): Promise<DriftReport> => {
-    if (args[0] !== undefined) {
-      return { code: 'invalid_selector', message: 'remote.drift takes no request.' } as unknown as DriftReport;
+  const drift = async (request?: unknown): Promise<DriftReport | DriftPage | ToolFailure> => {
+    let limit: number | undefined;
+    try {
+      limit = request === undefined ? undefined : driftLimitOf(request);
+    } catch (error) {
+      if (isScheduleError(error)) return error.toFailure();
+      throw error;
     }
     const { rows, writtenWith } = await deps.reader.rows();
-    const tasks = driftReport(rows.filter((row) => row.status === 'active'));
+    const active = rows.filter((row) => row.status === 'active');
     const tzdata = currentTzdata();
-    return writtenWith === undefined ? { tzdata, tasks } : { tzdata, writtenWith, tasks };
+    const versions = writtenWith === undefined ? { tzdata } : { tzdata, writtenWith };
+    return limit === undefined ? { ...versions, tasks: driftReport(active) } : { ...versions, ...driftedFirst(active, limit) };
   };
 
   const atOwner = (sessionId: string, request: unknown): Promise<unknown> => deps.dispatch({ kind: 'remote.reanchor', sessionId, request });
@@ -111,5 +139,33 @@ export function clusterRemote(deps: ClusterRemoteDeps): ClusterWideRemote {
     return (await atOwner(sessionId, request)) as ScheduleView | BulkReanchorResult | ToolFailure;
   }
 
-  return { catalog, drift: drift as ClusterWideRemote['drift'], reanchor };
+  const counts = async (request?: CountsRequest): Promise<ScheduleCounts | ToolFailure> => {
+    try {
+      const sessionId = countsSessionId(request);
+      return countsOf(await entries(), deps.now(), sessionId);
+    } catch (error) {
+      if (isScheduleError(error)) return error.toFailure();
+      throw error;
+    }
+  };
+
+  const bulk = (request: BulkRequest, options?: RemoteCallOptions): Promise<BulkResult | ToolFailure> =>
+    bulkAcrossShards({ entries, dispatch: deps.dispatch, now: deps.now }, request, options);
+
+  return { catalog, drift: drift as ClusterWideRemote['drift'], reanchor, counts, bulk };
+}
+
+/** The counts of catalog entries at `now`: all of them, and the Session's when one is named. */
+function countsOf(entries: readonly CatalogEntry[], now: number, sessionId: string | undefined): ScheduleCounts {
+  const failureOf = (entry: CatalogEntry) => entry.failure;
+  const all = countRows(entries, now, failureOf);
+  if (sessionId === undefined) return { all };
+  return {
+    all,
+    session: countRows(
+      entries.filter((entry) => entry.sessionId === sessionId),
+      now,
+      failureOf,
+    ),
+  };
 }

@@ -16,9 +16,10 @@ import type { KeeperTimers, StepReport } from '../adapters/postgres/shardKeeper.
 import { DEFAULT_LEASE_MS, shardKeeper } from '../adapters/postgres/shardKeeper.ts';
 import { isScheduleError } from '../domain/errors.ts';
 import type { ScheduleInspectionEvent } from '../inspector/inspectionEvent.ts';
-import type { Clock, Logger, SessionController } from '../ports.ts';
+import type { Clock, Logger, ScheduleHealth, ScheduleMetrics, SessionController } from '../ports.ts';
 import type { ArchiveActivity, RemoteCallOptions } from '../remote/types.ts';
 import type { ScheduleConfig } from '../runtime/config.ts';
+import { metricsReporter } from '../runtime/metricsReporter.ts';
 import { consoleLogger } from '../runtime/supervisorInput.ts';
 import { createScheduleService, type ScheduleChange, type ScheduleService } from '../service.ts';
 import { argumentsForFormat, callFormatError, type ToolCallOptions } from '../tools/callFormat.ts';
@@ -44,6 +45,8 @@ export interface ClusterServiceOptions {
   readonly clock?: Clock;
   readonly config?: ScheduleConfig;
   readonly logger?: Logger;
+  /** Where every shard service reports its counters, timings and levels, and this Host its shards held (docs/operations.md). */
+  readonly metrics?: ScheduleMetrics;
   /** The keeper's timers (default the process's). */
   readonly timers?: KeeperTimers;
   /**
@@ -90,8 +93,9 @@ export interface ClusterService {
   callTool<N extends string>(sessionId: string, name: N, args: unknown, options?: Omit<ToolCallOptions, 'signal'>): Promise<ToolResult<N>>;
   /**
    * The remote methods that name one Session, as `ScheduleService` has them, and `catalog`,
-   * `drift` and `reanchor` over every shard (clusterRemote.ts: the catalog and the drift report
-   * are read from the schema's rows; a failure status is known only for this Host's shards).
+   * `drift`, `reanchor`, `counts` and `bulk` over every shard (clusterRemote.ts: the catalog, the
+   * drift report and the counts are read from the schema's rows, each with its stored failure
+   * status, this Host's shards' newer ones from their services; a bulk call runs at each shard's owner).
    */
   readonly remote: Pick<ScheduleService['remote'], ClusterRemoteMethod> & ClusterWideRemote;
   readonly archive: ScheduleService['archive'];
@@ -105,6 +109,8 @@ export interface ClusterService {
   step(): Promise<StepReport>;
   /** Every shard service of this Host is idle. */
   whenIdle(): Promise<void>;
+  /** Open until `close()` is called, with the shards held and how many of their leases are live by this Host's clock. */
+  health(): ScheduleHealth;
   /**
    * Hands every shard back (each after its delivery in flight), stops routing and leaves the
    * cluster; resolves once nothing of this Host runs any more (no timer, keeper step, routed call
@@ -127,15 +133,19 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   const { schema, hostId, sessions, logger = consoleLogger } = options;
   // Every client of the cluster listens for socket errors while checked out (see guardedPool).
   const pool = guardedPool(options.pool);
+  // Wrapped once, so every shard service shares it (and a throwing port is logged once).
+  const metrics = metricsReporter(options.metrics, logger);
   const host: ShardHost = new ShardHost({
     shardOf,
     logger,
+    onHeld: (count) => metrics.shardsHeld(count),
     openShard: (shard, epoch, current) =>
       createScheduleService({
         // A reminder is appended and flushed only while this term lasts and the lease is live by
         // this Host's clock; each carries this term's lease for Sessions that fence their writes.
         sessions: leasedSessions(sessions, { hostId, shard, epoch }, () => current() && keeper.holds(shard)),
         logger,
+        metrics,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.config === undefined ? {} : { config: options.config }),
         ...(options.inspect === undefined ? {} : { inspect: (event: ScheduleInspectionEvent) => options.inspect?.(event, shard) }),
@@ -252,6 +262,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
       catalog: wide.catalog,
       drift: wide.drift,
       reanchor: wide.reanchor,
+      counts: wide.counts,
+      bulk: wide.bulk,
     },
     archive: {
       sessionActivity: async (sessionId) => (await host.dispatch({ kind: 'archive.activity', sessionId })) as ArchiveActivity[],
@@ -264,6 +276,10 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     topology: () => reader.topology(),
     step: () => keeper.step(),
     whenIdle: () => host.whenIdle(),
+    health: () => {
+      const held = [...host.held().keys()];
+      return { open: closing === undefined, shards: { held: held.length, live: held.filter((shard) => keeper.holds(shard)).length } };
+    },
     close: () => {
       closing ??= (async () => {
         // The keeper's stop returns once its timers are cleared and no step or renewal of it runs.

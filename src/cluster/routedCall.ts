@@ -15,7 +15,7 @@ export type RoutedCall =
   | { readonly kind: 'archive.stop'; readonly sessionId: string };
 
 /** The remote methods that name one Session. */
-export type SessionRemoteMethod = 'get' | 'list' | 'history' | 'update' | 'delete' | 'pause' | 'resume' | 'trigger' | 'reanchor';
+export type SessionRemoteMethod = 'get' | 'list' | 'history' | 'update' | 'delete' | 'pause' | 'resume' | 'trigger' | 'reanchor' | 'bulk';
 
 /** How a routed call ended, as JSON. */
 export type RoutedAnswer = { readonly value: unknown } | { readonly error: { readonly code: string; readonly message: string } };

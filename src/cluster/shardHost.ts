@@ -34,6 +34,8 @@ export interface ShardHostOptions {
     readonly timers: { setTimeout(run: () => void, ms: number): unknown; clearTimeout(handle: unknown): void };
     readonly firstMs?: number;
   };
+  /** Hears how many shards this Host holds each time a shard is gained or given up (the metrics' gauge). */
+  readonly onHeld?: (count: number) => void;
 }
 
 /** The longest pause between two attempts to open a shard's service. */
@@ -79,6 +81,7 @@ export class ShardHost {
     const service = previous.then(() => this.options.openShard(shard, epoch, () => term.current));
     const held: HeldShard = { epoch, service, term };
     this.shards.set(shard, held);
+    this.options.onHeld?.(this.shards.size);
     service.catch((error: unknown) => {
       const { reopen } = this.options;
       if (reopen === undefined) {
@@ -101,6 +104,7 @@ export class ShardHost {
     if (held === undefined) return;
     // New calls go to the shard's next owner from now on; those already sent finish here.
     this.shards.delete(shard);
+    this.options.onHeld?.(this.shards.size);
     if (held.retry !== undefined) this.options.reopen?.timers.clearTimeout(held.retry);
     const closed = this.closeTerm(shard, held);
     this.closing.set(shard, closed);

@@ -9,6 +9,7 @@ import { driftOf } from './drift.ts';
 import { ScheduleError } from './errors.ts';
 import { instantMs } from './instant.ts';
 import type { WallClockFirings } from './recurrence.ts';
+import type { ScheduleCounts } from './stateCounts.ts';
 import type { CatalogEntry, TaskKind } from './types.ts';
 
 /** Page size when the request gives no `limit`. */
@@ -61,6 +62,31 @@ export interface CatalogPage<E = CatalogEntry> {
   readonly nextCursor?: string;
   /** How many entries match the filter, on every page. */
   readonly total: number;
+  /**
+   * How many tasks are in each state (stateCounts.ts): of the whole schedule (`all`, whatever the
+   * filter) and of the Session the filter names (`session`, only when it names one).
+   */
+  readonly counts: ScheduleCounts;
+}
+
+/** A page as `catalogPage` builds it, before the counts (kept by the service) are added. */
+export type CatalogPageEntries<E = CatalogEntry> = Omit<CatalogPage<E>, 'counts'>;
+
+/** The Session a catalog request's filter names, if it names one (the request is checked elsewhere). */
+export function filterSessionId(request: unknown): string | undefined {
+  const filter = isPlainObject(request) ? ownValue(request, 'filter') : undefined;
+  const sessionId = isPlainObject(filter) ? ownValue(filter, 'sessionId') : undefined;
+  return typeof sessionId === 'string' ? sessionId : undefined;
+}
+
+/**
+ * The task id a catalog request's filter names, if it names one as a string: the page then holds
+ * at most that task, so a caller may hand `catalogPage` only its row instead of every row.
+ */
+export function filterTaskId(request: unknown): string | undefined {
+  const filter = isPlainObject(request) ? ownValue(request, 'filter') : undefined;
+  const id = isPlainObject(filter) ? ownValue(filter, 'id') : undefined;
+  return typeof id === 'string' ? id : undefined;
 }
 
 const REQUEST_MEMBERS = ['limit', 'cursor', 'filter', 'sort'];
@@ -180,6 +206,14 @@ function statusMatches(status: CatalogStatusFilter, entry: CatalogEntry, nowMs: 
   return status === 'overdue' ? due : !due;
 }
 
+/**
+ * The test a catalog filter makes of an entry at `nowMs`: what `remote.catalog` pages through and
+ * `remote.bulk` selects with.
+ *
+ * @throws ScheduleError `invalid_selector` for a filter that is not an object of the members above.
+ */
+export const catalogMatcher = (filter: unknown): ((entry: CatalogEntry, nowMs: number) => boolean) => filterOf(filter);
+
 function filterOf(filter: unknown): Options['matches'] {
   if (filter === undefined) return () => true;
   if (!isPlainObject(filter))
@@ -249,49 +283,49 @@ function optionsOf(request: unknown): Options & { readonly afterId?: string } {
  *
  * @throws ScheduleError `invalid_selector` or `invalid_rule` for bad options (see `optionsOf`).
  */
-export function catalogPage<E extends CatalogEntry>(entries: readonly E[], request: unknown, nowMs: number): CatalogPage<E> {
+export function catalogPage<E extends CatalogEntry>(entries: readonly E[], request: unknown, nowMs: number): CatalogPageEntries<E> {
   const options = optionsOf(request);
-  const matching: { entry: E; position: Position }[] = [];
-  for (const entry of entries) {
-    if (options.matches(entry, nowMs))
-      matching.push({ entry, position: { key: sortKey(entry, options.sort), id: idNumber(entry.record.id) } });
-  }
-  // Only the entries past the cursor are ordered, and of those only as many as the page needs
-  // (one more tells whether another page follows).
   const { after, afterId } = options;
-  const past =
-    after === undefined || afterId === undefined
-      ? matching
-      : matching.filter((m) => comparePositions(m.position, after, m.entry.record.id, afterId) > 0);
-  const picked = smallest(past, options.limit + 1, (a, b) =>
-    comparePositions(a.position, b.position, a.entry.record.id, b.entry.record.id),
-  );
+  const order = (a: Matched<E>, b: Matched<E>): number => comparePositions(a.position, b.position, a.entry.record.id, b.entry.record.id);
+  // One pass: matching entries are counted, and of those past the cursor only as many as the page
+  // needs (one more tells whether another page follows) are kept, in order. Nothing is held per
+  // entry, so a catalog of 100,000 tasks leaves no 100,000-item array for the collector.
+  const picked: Matched<E>[] = [];
+  let total = 0;
+  for (const entry of entries) {
+    if (!options.matches(entry, nowMs)) continue;
+    total++;
+    const item = { entry, position: { key: sortKey(entry, options.sort), id: idNumber(entry.record.id) } };
+    if (after !== undefined && afterId !== undefined && comparePositions(item.position, after, entry.record.id, afterId) <= 0) continue;
+    keepSmallest(picked, item, options.limit + 1, order);
+  }
   const page = picked.slice(0, options.limit).map((m) => m.entry);
   const last = page.at(-1);
   return {
     entries: page,
     ...(picked.length > options.limit && last !== undefined ? { nextCursor: encodeCursor(options.sort, last) } : {}),
-    total: matching.length,
+    total,
   };
 }
 
-/** The `n` smallest items in order: a full sort when `n` is a large share, else one pass keeping a sorted few. */
-function smallest<T>(items: readonly T[], n: number, order: (a: T, b: T) => number): T[] {
-  if (n * 8 >= items.length) return [...items].sort(order).slice(0, n);
-  const kept: T[] = [];
-  for (const item of items) {
-    const worst = kept[kept.length - 1];
-    if (kept.length >= n && worst !== undefined && order(item, worst) >= 0) continue;
-    let lo = 0;
-    let hi = kept.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const k = kept[mid];
-      if (k !== undefined && order(k, item) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    kept.splice(lo, 0, item);
-    if (kept.length > n) kept.pop();
+/** A matching entry with its position in the requested order. */
+interface Matched<E> {
+  readonly entry: E;
+  readonly position: Position;
+}
+
+/** Adds `item` to `kept` (sorted by `order`, at most `n` items) when it is among the `n` smallest seen. */
+function keepSmallest<T>(kept: T[], item: T, n: number, order: (a: T, b: T) => number): void {
+  const worst = kept[kept.length - 1];
+  if (kept.length >= n && worst !== undefined && order(item, worst) >= 0) return;
+  let lo = 0;
+  let hi = kept.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = kept[mid];
+    if (k !== undefined && order(k, item) <= 0) lo = mid + 1;
+    else hi = mid;
   }
-  return kept;
+  kept.splice(lo, 0, item);
+  if (kept.length > n) kept.pop();
 }

@@ -52,7 +52,8 @@ export function receiptOf(reminder: AcknowledgedReminder): DeliveryReceipt {
  * edited rule advances past `now` — so no occurrence is delivered twice. A run-now delivery of a
  * recurring task leaves its target alone; one of a one-shot ends it, as if it had fallen due. The
  * run-now request the delivery answered (one made at or before `now`) is removed; an ended row
- * keeps neither a pause nor a request. The row is built in one object.
+ * keeps neither a pause nor a request. The failure status is dropped: the delivery is committed.
+ * The row is built in one object.
  */
 export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now: number, retention: RetentionLimits): TaskRow {
   const lastDelivery = receiptOf(reminder);
@@ -78,6 +79,7 @@ export function applyDelivery(row: TaskRow, reminder: AcknowledgedReminder, now:
   };
   if (ended) return delivered;
   if (row.pausedAt !== undefined) delivered.pausedAt = row.pausedAt;
+  if (row.pauseNote !== undefined) delivered.pauseNote = row.pauseNote;
   if (row.triggeredAt !== undefined && instantMs(row.triggeredAt) > now) delivered.triggeredAt = row.triggeredAt;
   return delivered;
 }

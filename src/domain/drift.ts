@@ -100,8 +100,8 @@ export function driftOf(row: TaskRow, cache?: FiringsCache): DriftEntry | undefi
   };
 }
 
-/** Orders entries by target, then by task id (`sch_<n>` numerically, other ids as text). */
-function compareEntries(a: DriftEntry, b: DriftEntry): number {
+/** Orders entries (or records) by target, then by task id (`sch_<n>` numerically, other ids as text). */
+export function compareEntries(a: Pick<DriftEntry, 'scheduledAt' | 'id'>, b: Pick<DriftEntry, 'scheduledAt' | 'id'>): number {
   const byTarget = Date.parse(a.scheduledAt) - Date.parse(b.scheduledAt);
   if (byTarget !== 0) return byTarget;
   const na = Number(a.id.slice(4));
@@ -144,15 +144,21 @@ function sameTiming(a: TaskRow['record'], b: TaskRow['record']): boolean {
   return true;
 }
 
-/**
- * How many rows {@link driftReport} would list, without building the entries: per active
- * wall-clock task one check that its target is a firing of its rule (the latest firing in the
- * one-instant window at the target). Each distinct rule is prepared once; the rule of the
- * previous task of the same kind is tried first, so a domain of few distinct rules builds no
- * key per task.
- */
+/** How many rows {@link driftReport} would list, without building the entries (see {@link driftedRows}). */
 export function driftedCount(rows: Iterable<TaskRow>): number {
   let drifted = 0;
+  for (const _row of driftedRows(rows)) drifted++;
+  return drifted;
+}
+
+/**
+ * The rows {@link driftReport} would list, in the order given, without building their entries:
+ * per active wall-clock task one check that its target is a firing of its rule (the latest
+ * firing in the one-instant window at the target). Each distinct rule is prepared once; the rule
+ * of the previous task of the same kind is tried first, so a domain of few distinct rules builds
+ * no key per task.
+ */
+export function* driftedRows(rows: Iterable<TaskRow>): Generator<TaskRow, void, undefined> {
   const rules = new Map<string, CheckedRule>();
   let lastDaily: CheckedRule | undefined;
   let lastWeekly: CheckedRule | undefined;
@@ -182,7 +188,6 @@ export function driftedCount(rows: Iterable<TaskRow>): number {
       checked.lastOccurs = checked.firings.latest(target, target) === target;
       checked.lastTarget = at;
     }
-    if (!checked.lastOccurs) drifted++;
+    if (!checked.lastOccurs) yield row;
   }
-  return drifted;
 }

@@ -50,6 +50,8 @@ const EVERY_CALL = [
   'remote.history',
   'remote.update',
   'remote.delete',
+  'remote.counts',
+  'remote.bulk',
 ] as const;
 
 /** The calls a `callId` makes idempotent (SPEC §15): the mutating tools and remote methods. */
@@ -63,6 +65,7 @@ export const IDEMPOTENT_CALLS = [
   'remote.resume',
   'remote.trigger',
   'remote.reanchor',
+  'remote.bulk',
 ] as const;
 
 /** Every error code with its meaning, the calls that answer it and what to do next. */
@@ -104,7 +107,7 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   },
   schedule_not_found: {
     meaning:
-      'No task with that id is stored for that Session: it never existed, it was deleted, or it belongs to another Session (which is never revealed). `schedule_delete` and `remote.delete` answer it as `{id, deleted: false, code}`.',
+      'No task with that id is stored for that Session: it never existed, it was deleted, or it belongs to another Session (which is never revealed). `schedule_delete` and `remote.delete` answer it as `{id, deleted: false, code}`; `remote.bulk` counts such tasks under `skipped`.',
     answeredBy: [
       'schedule_update',
       'schedule_delete',
@@ -115,13 +118,14 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
       'remote.pause',
       'remote.resume',
       'remote.trigger',
+      'remote.bulk',
     ],
     nextStep: "List the Session's tasks (`schedule_list`, `remote.list` or `remote.catalog`) to find the right id.",
   },
   schedule_ended: {
     meaning:
-      'The task is inactive: a one-shot that was delivered, or a rule with no further target. Only active tasks can be updated, paused, resumed or run now.',
-    answeredBy: ['schedule_update', 'remote.update', 'remote.pause', 'remote.resume', 'remote.trigger'],
+      'The task is inactive: a one-shot that was delivered, or a rule with no further target. Only active tasks can be updated, paused, resumed or run now (`remote.bulk` counts the others under `skipped`).',
+    answeredBy: ['schedule_update', 'remote.update', 'remote.pause', 'remote.resume', 'remote.trigger', 'remote.bulk'],
     nextStep: 'Create a new task instead; the ended one can still be read (`remote.get`, `remote.history`) or deleted.',
   },
   schedule_conflict: {
@@ -138,7 +142,16 @@ export const ERROR_CATALOG: { readonly [Code in ErrorCode]: ErrorCodeInfo } = {
   persistence_uncertain: {
     meaning:
       'A change could not be confirmed as saved: the storage failed during the write, so it may or may not have landed. The service did not apply it in memory.',
-    answeredBy: ['schedule_create', 'schedule_update', 'schedule_delete', 'remote.update', 'remote.delete', 'archive.sessionStop', 'close'],
+    answeredBy: [
+      'schedule_create',
+      'schedule_update',
+      'schedule_delete',
+      'remote.update',
+      'remote.delete',
+      'remote.bulk',
+      'archive.sessionStop',
+      'close',
+    ],
     nextStep:
       'Read the tasks again (`schedule_list`, `remote.catalog`) to see whether the change is there before retrying; fix the storage (disk space, permissions) if it keeps failing.',
   },

@@ -104,8 +104,15 @@ export interface TaskRow {
   readonly deliveryHistory?: DeliveryHistory;
   /** When the task was paused (canonical UTC); a paused task is never delivered until resumed or run now. */
   readonly pausedAt?: string;
+  /** Why the task was paused (1–500 characters); present only while it is paused, and only when the pause gave one. */
+  readonly pauseNote?: string;
   /** When a run-now delivery was requested and not yet made (canonical UTC). */
   readonly triggeredAt?: string;
+  /**
+   * The failure status of the latest failed delivery attempts, as last written on the failure
+   * path (docs/delivery.md); a committed delivery drops it.
+   */
+  readonly failure?: DeliveryFailure;
 }
 
 /** Where a delivery attempt failed. */
@@ -118,7 +125,7 @@ export interface DeliveryFailure {
   /** When the latest attempt failed (canonical UTC). */
   readonly lastAt: string;
   readonly stage: FailureStage;
-  /** The cause's message. */
+  /** The cause's message, at most `MAX_FAILURE_MESSAGE_LENGTH` characters (a longer one keeps its start and its end). */
   readonly message: string;
   /** When the next retry is due (canonical UTC); absent when none is scheduled. */
   readonly nextRetryAt?: string;
@@ -141,6 +148,8 @@ export type ScheduleView = ScheduleRecord & {
   readonly deliveryMode: 'host';
   /** Present while the task is paused. */
   readonly pausedAt?: string;
+  /** Why the task was paused; present while it is paused with a note. */
+  readonly pauseNote?: string;
   /** Present while the latest delivery attempt has failed. */
   readonly failure?: DeliveryFailure;
 };
@@ -153,6 +162,8 @@ export interface CatalogEntry {
   readonly lastDelivery?: DeliveryReceipt;
   /** Present while the task is paused. */
   readonly pausedAt?: string;
+  /** Why the task was paused; present while it is paused with a note. */
+  readonly pauseNote?: string;
   /** Present while the latest delivery attempt has failed. */
   readonly failure?: DeliveryFailure;
 }

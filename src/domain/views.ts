@@ -1,7 +1,8 @@
 // The model-facing view of a task (docs/management.md): the record's fields, its state relative to now
 // (`scheduled` while the target is in the future, `overdue` once it is due but not yet
-// delivered, `paused` while it is paused), the delivery mode, which is always the Host, and —
-// while the latest delivery attempt has failed — the failure status.
+// delivered, `paused` while it is paused, with the pause's note when it has one), the delivery
+// mode, which is always the Host, and — while the latest delivery attempt has failed — the
+// failure status.
 import { instantMs } from './instant.ts';
 import type { DeliveryFailure, ScheduleRecord, ScheduleView, TaskRow } from './types.ts';
 
@@ -11,9 +12,13 @@ export function toView(record: ScheduleRecord, nowMs: number): ScheduleView {
   return { ...record, state, deliveryMode: 'host' };
 }
 
-/** The view of a stored active row at `nowMs`, with its pause and its failure status. */
-export function taskView(row: TaskRow, nowMs: number, failure?: DeliveryFailure): ScheduleView {
+/**
+ * The view of a stored active row at `nowMs`, with its pause (and its note) and its failure
+ * status: `failure` when given (the task actor's), else the one stored with the row.
+ */
+export function taskView(row: TaskRow, nowMs: number, failure: DeliveryFailure | undefined = row.failure): ScheduleView {
   const view = toView(row.record, nowMs);
-  const shown: ScheduleView = row.pausedAt === undefined ? view : { ...view, state: 'paused', pausedAt: row.pausedAt };
+  const paused: ScheduleView = row.pausedAt === undefined ? view : { ...view, state: 'paused', pausedAt: row.pausedAt };
+  const shown: ScheduleView = row.pauseNote === undefined ? paused : { ...paused, pauseNote: row.pauseNote };
   return failure === undefined ? shown : { ...shown, failure };
 }

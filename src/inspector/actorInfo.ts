@@ -118,20 +118,24 @@ export function eventType(event: unknown): string {
   return (isBag(event) ? stringAt(event, 'type') : undefined) ?? 'unknown';
 }
 
-/** Reads the passivated tasks of one Session (or all), at most `max`, with how many there are. */
+/**
+ * Reads the passivated tasks of one Session (or all) that `keep` accepts (all without it), at
+ * most `max`, with how many there are.
+ */
 export type PassiveTasksReader = (
   sessionId: string | undefined,
   max: number,
+  keep?: (task: InspectedPassiveTask) => boolean,
 ) => { readonly tasks: readonly InspectedPassiveTask[]; readonly total: number };
 
 /**
  * The passivated tasks of a supervisor, read from its context's runtime handle when that handle
- * offers them (`passivatedTasks(sessionId, max)`); undefined otherwise.
+ * offers them (`passivatedTasks(sessionId, max, keep?)`); undefined otherwise.
  */
 export function passiveTasksSource(context: unknown): PassiveTasksReader | undefined {
   if (!isBag(context) || !isBag(context.runtime)) return undefined;
   const runtime = context.runtime;
   const read = runtime.passivatedTasks;
   if (typeof read !== 'function') return undefined;
-  return (sessionId, max) => read.call(runtime, sessionId, max) as ReturnType<PassiveTasksReader>;
+  return (sessionId, max, keep) => read.call(runtime, sessionId, max, keep) as ReturnType<PassiveTasksReader>;
 }

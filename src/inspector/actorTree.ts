@@ -13,20 +13,40 @@ export class ActorRecord {
   readonly kind: InspectedActorKind;
   readonly parent: string | undefined;
   readonly src: string | undefined;
+  /** Creation order in the tree: a parent's is lower than its children's. */
+  readonly order: number;
   session: string | undefined;
   state: StateValue | undefined = undefined;
   status: InspectedActorStatus = 'active';
   lastEvent: string | undefined = undefined;
   target: string | undefined = undefined;
   title: string | undefined = undefined;
+  /** {@link searchText}'s value and the title and Session it was made from. */
+  private search: { readonly text: string; readonly title: string | undefined; readonly session: string | undefined } | undefined =
+    undefined;
 
-  constructor(identity: ActorIdentity, session: string | undefined) {
+  constructor(identity: ActorIdentity, session: string | undefined, order: number) {
     this.key = identity.key;
+    this.order = order;
     this.id = identity.id;
     this.kind = identity.kind;
     this.parent = identity.parent;
     this.src = identity.src;
     this.session = session;
+  }
+
+  /**
+   * Id, title and Session in lower case, one per line, for a text filter: made again only when
+   * the title or Session changed, so filtering 100k tasks does not lower-case 300k strings.
+   */
+  searchText(): string {
+    const { title, session } = this;
+    let search = this.search;
+    if (search === undefined || search.title !== title || search.session !== session) {
+      search = { text: `${this.id}\n${title ?? ''}\n${session ?? ''}`.toLowerCase(), title, session };
+      this.search = search;
+    }
+    return search.text;
   }
 
   /** The plain view of the record, without absent fields. */
@@ -52,6 +72,7 @@ const KINDS: readonly InspectedActorKind[] = ['supervisor', 'group', 'session', 
 
 export class ActorTree {
   private readonly records = new Map<string, ActorRecord>();
+  private created = 0;
 
   get(key: string): ActorRecord | undefined {
     return this.records.get(key);
@@ -60,7 +81,7 @@ export class ActorTree {
   /** A record for an actor, not yet in the tree; a child inherits its parent's Session until its own context names one. */
   describe(identity: ActorIdentity): ActorRecord {
     const inherited = identity.parent === undefined ? undefined : this.records.get(identity.parent)?.session;
-    return new ActorRecord(identity, identity.session ?? inherited);
+    return new ActorRecord(identity, identity.session ?? inherited, ++this.created);
   }
 
   /** Adds a live actor. */
@@ -106,6 +127,11 @@ export class ActorTree {
     const out: InspectedActor[] = [];
     for (const record of this.records.values()) if (keep.has(record.key)) out.push(record.toJSON());
     return out;
+  }
+
+  /** The live records, parents before children. */
+  values(): IterableIterator<ActorRecord> {
+    return this.records.values();
   }
 
   /** Live actors by kind. */

@@ -10,9 +10,12 @@ export type {
   InspectedActorKind,
   InspectedActorStatus,
   InspectedPassiveTask,
+  InspectedSession,
   InspectorEntry,
   InspectorEntryType,
   InspectorFilter,
+  InspectorQuery,
+  InspectorSummary,
   InspectorUpdate,
   InspectorView,
 } from './types.ts';

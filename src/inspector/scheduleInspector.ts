@@ -4,9 +4,10 @@
 // the effects they run — with each actor's state, status and last event (and a task's target and
 // title), plus a bounded ring of recent entries. Passivated tasks — active tasks kept only as
 // their row — have no actor; the view lists them apart, read from the supervisor's runtime. Views are filtered by Session, serialised with
-// superjson, and streamed to subscribers as updates. A closed service's supervisor is not torn
-// down actor by actor, so when it reaches `closed` its descendants are dropped here; `reset()`
-// clears everything and `detach()` stops recording.
+// superjson, and streamed to subscribers as updates. A view lists every live actor; a summary
+// (inspectorSummary.ts) lists a bounded few however many there are, for a schedule of 100k tasks.
+// A closed service's supervisor is not torn down actor by actor, so when it reaches `closed` its
+// descendants are dropped here; `reset()` clears everything and `detach()` stops recording.
 import superjson, { type SuperJSONResult } from 'superjson';
 import type { InspectionEvent, StateValue } from 'xstate';
 import {
@@ -23,7 +24,17 @@ import {
 import { type ActorRecord, ActorTree } from './actorTree.ts';
 import { EventRing } from './eventRing.ts';
 import type { ScheduleInspectionEvent } from './inspectionEvent.ts';
-import type { InspectedActor, InspectorEntry, InspectorEntryType, InspectorFilter, InspectorUpdate, InspectorView } from './types.ts';
+import { resolveQuery, summarise } from './inspectorSummary.ts';
+import type {
+  InspectedActor,
+  InspectorEntry,
+  InspectorEntryType,
+  InspectorFilter,
+  InspectorQuery,
+  InspectorSummary,
+  InspectorUpdate,
+  InspectorView,
+} from './types.ts';
 
 export interface ScheduleInspectorOptions {
   /** How many recent entries the ring keeps. Default 500. */
@@ -44,8 +55,16 @@ export interface ScheduleInspector {
   actors(filter?: InspectorFilter): InspectedActor[];
   /** The recorded entries, oldest first, optionally for one Session and at most `limit` of the newest. */
   events(filter?: InspectorFilter): InspectorEntry[];
-  /** Actors, entries, counts and ring size in one plain value. */
+  /** Actors, entries, counts and ring size in one plain value. It lists every live actor: at scale, use {@link summary}. */
   view(filter?: InspectorFilter): InspectorView;
+  /**
+   * A bounded view, however many actors live: the supervisors and their effects, the Sessions with
+   * the most due work (`query.sessions`, default 50), the tasks the query selects (`query.tasks`,
+   * default 100; due first, then by next target), each with its ancestors, their recent entries,
+   * and counts of the rest. One pass over the live actors; calls with the same query between two
+   * inspection events share one result.
+   */
+  summary(query?: InspectorQuery): InspectorSummary;
   /** {@link view} as superjson text (what `GET /api/inspect` can answer). */
   snapshot(filter?: InspectorFilter): string;
   /** The unfiltered view in superjson's wire form (`{ json, meta }`), so `JSON.stringify(inspector)` works. */
@@ -79,6 +98,8 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
   const listeners = new Map<(update: InspectorUpdate) => void, string | undefined>();
   let seq = 0;
   let attached = true;
+  /** Summaries taken since the last inspection event, by query. */
+  const summaries = new Map<string, InspectorSummary>();
   /** Reads the passivated tasks of the inspected supervisor (while it runs). */
   let passiveTasks: PassiveTasksReader | undefined;
 
@@ -222,6 +243,7 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
   return {
     inspect(event) {
       if (!attached) return;
+      summaries.clear();
       try {
         // Only XState calls this, with its own InspectionEvent values.
         handle(event as InspectionEvent);
@@ -233,6 +255,16 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
     events,
     view,
     snapshot: (filter) => superjson.stringify(view(filter)),
+    summary(query) {
+      const resolved = resolveQuery(query);
+      const key = JSON.stringify(resolved);
+      let summary = summaries.get(key);
+      if (summary === undefined) {
+        summary = summarise({ tree, ring, passive: passiveTasks, seq }, resolved);
+        summaries.set(key, summary);
+      }
+      return summary;
+    },
     toJSON: () => superjson.serialize(view()),
     subscribe(listener, filter) {
       if (attached) listeners.set(listener, filter?.sessionId);
@@ -241,6 +273,7 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
       };
     },
     reset() {
+      summaries.clear();
       passiveTasks = undefined;
       tree.clear();
       ring.clear();
@@ -248,6 +281,7 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
     },
     detach() {
       attached = false;
+      summaries.clear();
       passiveTasks = undefined;
       tree.clear();
       ring.clear();

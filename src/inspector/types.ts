@@ -111,3 +111,61 @@ export type InspectorUpdate =
   | { readonly type: 'removed'; readonly keys: readonly string[] }
   /** Everything was cleared (`reset()`). */
   | { readonly type: 'reset' };
+
+/**
+ * What a bounded {@link InspectorSummary} shows: the Session filter and entry limit of
+ * {@link InspectorFilter}, a task text filter, and how many Sessions and tasks are listed.
+ */
+export interface InspectorQuery extends InspectorFilter {
+  /** Only tasks whose id, title or Session contains this text (case-insensitive). */
+  readonly text?: string;
+  /** How many Sessions are listed, those with the most due work first (default 50, at most 500). */
+  readonly sessions?: number;
+  /** How many tasks are listed, due ones first, then by next target (default 100, at most 1,000). */
+  readonly tasks?: number;
+}
+
+/** One Session with live actors, as the summary ranks it. */
+export interface InspectedSession {
+  readonly sessionId: string;
+  /** Its Session actor's key, while it has one. */
+  readonly key?: string;
+  /** Its Session actor's state (`idle`, `delivering`, …). */
+  readonly state?: InspectedStateValue;
+  /** Its live task actors. */
+  readonly tasks: number;
+  /** Those of its task actors with due work: overdue, delivering or retrying. */
+  readonly due: number;
+  /** The earliest next target among its live tasks. */
+  readonly next?: string;
+}
+
+/**
+ * A bounded view of the actor system, whatever its size: the supervisors and their effects, the
+ * top Sessions by due work, the tasks the query selects (each with its ancestors, so the tree
+ * stays connected), the recent entries of those actors, and counts of the rest.
+ */
+export interface InspectorSummary {
+  /** The newest entry's `seq` when the summary was taken: later entries are not reflected in it. */
+  readonly seq: number;
+  /** The actors in view, parents before children, in creation order. */
+  readonly actors: readonly InspectedActor[];
+  /**
+   * Recent entries (oldest first, at most `limit`) of the actors in view and of gone actors the
+   * query matches; with `sessionId`, only that Session's.
+   */
+  readonly events: readonly InspectorEntry[];
+  /** The listed Sessions, most due work first (then earliest next target, most tasks, id). */
+  readonly sessions: readonly InspectedSession[];
+  /** How many Sessions have live actors (of the query's Session). */
+  readonly sessionCount: number;
+  /** How many live task actors the query selects; `actors` holds at most `query.tasks` of them. */
+  readonly taskCount: number;
+  /** Passivated tasks the query selects, at most `query.tasks` (present when there are any). */
+  readonly passivated?: readonly InspectedPassiveTask[];
+  /** How many passivated tasks the query selects, with `passivated`. */
+  readonly passivatedCount?: number;
+  /** Live actors by kind (before filtering). */
+  readonly counts: Readonly<Record<InspectedActorKind, number>>;
+  readonly ring: { readonly capacity: number; readonly dropped: number };
+}

@@ -1,5 +1,6 @@
 // The remote namespace's time-zone data drift calls: `drift` reports the wall-clock targets the
-// current zone data no longer yields (it takes no request), and `reanchor` moves such targets to
+// current zone data no longer yields (all of them, or with `{limit}` the first few and their
+// number: driftPage.ts), and `reanchor` moves such targets to
 // the rule's first occurrence strictly after now — one task (`{sessionId, id}`, answering its
 // view) or in bulk (`{all: true, sessionId?}` or `{sessionId, ids}`, answering
 // `{reanchored: View[]}`). A task that is not drifted is left alone; a bulk call writes once and
@@ -8,6 +9,7 @@
 import type { DomainChange } from '../../machines/events.ts';
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
 import { type DriftReport, driftOf, driftReport } from '../domain/drift.ts';
+import { type DriftPage, driftedFirst, driftLimitOf } from '../domain/driftPage.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { formatInstant } from '../domain/instant.ts';
 import { ruleFromRecord } from '../domain/records.ts';
@@ -20,13 +22,16 @@ import { answer, resolved, type SlotPlan } from './slotPlan.ts';
 /** The members `remote.reanchor` takes (one form uses `id`, the bulk forms `ids` or `all`). */
 export const REANCHOR_MEMBERS: readonly string[] = ['sessionId', 'id', 'ids', 'all'];
 
-/** The answer to `remote.drift()`; `tzdata` is the version of the time-zone data in use. */
-export function planDrift(ctx: SlotContext, request: unknown, tzdata: string): SlotPlan<DriftReport> {
-  if (request !== undefined) throw new ScheduleError('invalid_selector', `remote.drift takes no request; got ${describeValue(request)}.`);
+/**
+ * The answer to `remote.drift()` (every drifted task) or `remote.drift({limit})` (the first
+ * `limit` of them and their `total`); `tzdata` is the version of the time-zone data in use.
+ */
+export function planDrift(ctx: SlotContext, request: unknown, tzdata: string): SlotPlan<DriftReport | DriftPage> {
   const writtenWith = ctx.table.tzdata;
-  const tasks = driftReport(ctx.table.activeRowsAll());
-  const report: DriftReport = writtenWith === undefined ? { tzdata, tasks } : { tzdata, writtenWith, tasks };
-  return answer(report);
+  const versions = writtenWith === undefined ? { tzdata } : { tzdata, writtenWith };
+  if (request === undefined) return answer({ ...versions, tasks: driftReport(ctx.table.activeRowsAll()) });
+  const { tasks, total } = driftedFirst(ctx.table.activeRowsAll(), driftLimitOf(request));
+  return answer({ ...versions, tasks, total });
 }
 
 /** The row with a moved target, or undefined when it is not drifted or the rule has no occurrence after now. */

@@ -19,7 +19,7 @@ import type { SlotContext } from './mutations.ts';
 import { answer, type SlotPlan } from './slotPlan.ts';
 
 /** The most expired calls one commit forgets. */
-const FORGET_PER_COMMIT = 16;
+export const FORGET_PER_COMMIT = 16;
 
 /** One idempotent call: its Session and `callId`, the operation and its arguments as received. */
 export interface IdempotentCall extends CallRef {

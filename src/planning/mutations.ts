@@ -5,7 +5,7 @@
 import { describeValue } from '../domain/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { echoedId } from '../domain/fields.ts';
-import { pauseRow, resumeRow, triggerRow } from '../domain/pause.ts';
+import { checkPauseNote, pauseRow, resumeRow, triggerRow } from '../domain/pause.ts';
 import { recordFromRule } from '../domain/records.ts';
 import { recordsEqual } from '../domain/recordsEqual.ts';
 import type { DeleteResult, ToolFailure } from '../domain/replies.ts';
@@ -65,6 +65,8 @@ export interface UpdateEdits {
   readonly change?: unknown;
   /** `true` pauses, `false` resumes (after the other edits, in the same write). */
   readonly paused?: unknown;
+  /** Why the task is paused (with `paused: true` only; checked by `checkPauseNote`). */
+  readonly pauseNote?: unknown;
 }
 
 /** The view of a row as the slot answers it. */
@@ -110,16 +112,23 @@ export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edi
   if (edits.paused !== undefined && typeof edits.paused !== 'boolean') {
     throw new ScheduleError('invalid_selector', `paused must be true (pause) or false (resume); got ${describeValue(edits.paused)}.`);
   }
+  if (edits.pauseNote !== undefined && edits.paused !== true) {
+    throw new ScheduleError('invalid_selector', 'pauseNote goes with paused: true (a note says why a task is paused).');
+  }
+  const note = checkPauseNote(edits.pauseNote, 'pauseNote');
   const { record, changed } = applyUpdate(row.record, edits, ctx.now);
   const edited: TaskRow = changed ? { ...row, record } : row;
-  const next = edits.paused === true ? pauseRow(edited, ctx.now) : edits.paused === false ? resumeRow(edited, ctx.now) : edited;
+  const next = edits.paused === true ? pauseRow(edited, ctx.now, note) : edits.paused === false ? resumeRow(edited, ctx.now) : edited;
   return planPut(ctx, row, next);
 }
 
-/** Pauses an active task of the Session; pausing a paused task writes nothing. */
-export function planPause(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan<ViewReply> {
+/**
+ * Pauses an active task of the Session, with `note` (checked by `checkPauseNote`) when given.
+ * Pausing a paused task writes nothing, unless another note replaces its own (the pause instant stays).
+ */
+export function planPause(ctx: SlotContext, sessionId: string, id: unknown, note?: string): SlotPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'paused');
-  return planPut(ctx, row, pauseRow(row, ctx.now));
+  return planPut(ctx, row, pauseRow(row, ctx.now, note));
 }
 
 /** Resumes a paused task of the Session; resuming a running task writes nothing. */

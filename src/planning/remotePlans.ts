@@ -15,13 +15,16 @@
 // (driftPlans.ts), checked in the same spirit.
 import type { RemoteMethod, RemoteReplies } from '../../machines/events.ts';
 import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
-import { catalogPage } from '../domain/catalogPage.ts';
+import { catalogPage, filterSessionId, filterTaskId } from '../domain/catalogPage.ts';
 import { type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import { echoedId } from '../domain/fields.ts';
 import { historyPage } from '../domain/historyPage.ts';
+import { checkPauseNote } from '../domain/pause.ts';
 import type { ArchiveActivity, TaskNotDeleted, ToolFailure } from '../domain/replies.ts';
 import type { RetentionLimits } from '../domain/retention.ts';
+import { countsSessionId } from '../domain/stateCounts.ts';
 import type { CatalogEntry, DeliveryFailure, TaskRow } from '../domain/types.ts';
+import { planBulk } from './bulkPlans.ts';
 import { planDrift, planReanchor } from './driftPlans.ts';
 import {
   activeViews,
@@ -37,13 +40,15 @@ import {
 import { answer, type SlotPlan } from './slotPlan.ts';
 
 /** The members each remote method takes (`catalog` checks its own optional request: `catalogPage`). */
-export const REMOTE_MEMBERS: Readonly<Record<Exclude<RemoteMethod, 'catalog' | 'drift' | 'reanchor'>, readonly string[]>> = {
+export const REMOTE_MEMBERS: Readonly<
+  Record<Exclude<RemoteMethod, 'catalog' | 'drift' | 'reanchor' | 'counts' | 'bulk'>, readonly string[]>
+> = {
   get: ['sessionId', 'id'],
   list: ['sessionId'],
   history: ['sessionId', 'id', 'limit', 'before'],
-  update: ['sessionId', 'id', 'expected', 'title', 'prompt', 'change', 'paused'],
+  update: ['sessionId', 'id', 'expected', 'title', 'prompt', 'change', 'paused', 'pauseNote'],
   delete: ['sessionId', 'id'],
-  pause: ['sessionId', 'id'],
+  pause: ['sessionId', 'id', 'note'],
   resume: ['sessionId', 'id'],
   trigger: ['sessionId', 'id'],
 };
@@ -89,12 +94,14 @@ function rowOf(ctx: SlotContext, sessionId: string, r: Request): TaskRow {
 
 /**
  * A catalog entry: binding, status, record and only the latest receipt (never the saved history),
- * with the pause and the failure status while there is one.
+ * with the pause (and its note) and the failure status while there is one: `failure` when given
+ * (the task actor's), else the one stored with the row.
  */
-export function catalogEntry(row: TaskRow, failure?: DeliveryFailure): CatalogEntry {
+export function catalogEntry(row: TaskRow, failure: DeliveryFailure | undefined = row.failure): CatalogEntry {
   const entry: Mutable<CatalogEntry> = { sessionId: row.sessionId, status: row.status, record: row.record };
   if (row.lastDelivery !== undefined) entry.lastDelivery = row.lastDelivery;
   if (row.pausedAt !== undefined) entry.pausedAt = row.pausedAt;
+  if (row.pauseNote !== undefined) entry.pauseNote = row.pauseNote;
   if (failure !== undefined) entry.failure = failure;
   return entry;
 }
@@ -103,22 +110,38 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const entryOf = (ctx: SlotContext) => (row: TaskRow) => catalogEntry(row, ctx.failureOf?.(row.record.id));
 
+/** The rows a catalog page is chosen from: every row, or only the task a filter `id` names (read by id, not a scan). */
+function catalogRows(ctx: SlotContext, request: unknown): Iterable<TaskRow> {
+  const id = filterTaskId(request);
+  if (id === undefined) return ctx.table.allRows();
+  const row = ctx.table.get(id);
+  return row === undefined ? [] : [row];
+}
+
 /** What a remote plan reads besides its slot: how much history is kept, and the time-zone data version in use. */
 export interface RemoteSettings {
   readonly retention: RetentionLimits;
   readonly tzdata: string;
 }
 
-function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, settings: RemoteSettings): SlotPlan<RemoteReply> {
+function planMethod(
+  ctx: SlotContext,
+  method: RemoteMethod,
+  request: unknown,
+  settings: RemoteSettings,
+  callId: unknown,
+): SlotPlan<RemoteReply> {
   if (method === 'catalog') {
     // Without a request, every task in id order (as it always was); with options, one page.
     if (request === undefined) {
       const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
       return answer(rows.map(entryOf(ctx)));
     }
-    const page = catalogPage([...ctx.table.allRows()].map(entryOf(ctx)), request, ctx.now);
-    return answer(page);
+    const page = catalogPage([...catalogRows(ctx, request)].map(entryOf(ctx)), request, ctx.now);
+    return answer({ ...page, counts: ctx.table.counts(ctx.now, filterSessionId(request)) });
   }
+  if (method === 'counts') return answer(ctx.table.counts(ctx.now, countsSessionId(request)));
+  if (method === 'bulk') return planBulk(ctx, request, callId, entryOf(ctx));
   if (method === 'drift') return planDrift(ctx, request, settings.tzdata);
   if (method === 'reanchor') return planReanchor(ctx, request);
   const { r, sessionId } = requestOf(method, request);
@@ -145,13 +168,16 @@ function planMethod(ctx: SlotContext, method: RemoteMethod, request: unknown, se
         prompt: ownValue(r, 'prompt'),
         change: ownValue(r, 'change'),
         paused: ownValue(r, 'paused'),
+        pauseNote: ownValue(r, 'pauseNote'),
       };
       return planUpdate(ctx, sessionId, row.record.id, edits, expected);
     }
     case 'delete':
       return planDelete(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
-    case 'pause':
-      return planPause(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
+    case 'pause': {
+      const id = rowOf(ctx, sessionId, r).record.id;
+      return planPause(ctx, sessionId, id, checkPauseNote(ownValue(r, 'note')));
+    }
     case 'resume':
       return planResume(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
     case 'trigger':
@@ -170,9 +196,15 @@ function refusal(method: RemoteMethod, request: unknown, failure: Failure): Tool
 }
 
 /** Plans one remote call. Never throws: a refused call is answered (see the rule above). */
-export function planRemote(ctx: SlotContext, method: RemoteMethod, request: unknown, settings: RemoteSettings): SlotPlan<RemoteReply> {
+export function planRemote(
+  ctx: SlotContext,
+  method: RemoteMethod,
+  request: unknown,
+  settings: RemoteSettings,
+  callId?: unknown,
+): SlotPlan<RemoteReply> {
   try {
-    return planMethod(ctx, method, request, settings);
+    return planMethod(ctx, method, request, settings, callId);
   } catch (error) {
     if (error instanceof ScheduleError) return answer(refusal(method, request, error.toFailure()));
     return {

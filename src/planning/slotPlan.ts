@@ -1,7 +1,7 @@
 // What one mailbox slot decides before anything is written: the batch to commit (if any), the
 // answer for the caller, the effects on the actors and the change to announce once the batch is
 // durable — and what happens instead when the write fails.
-import type { ActorEffect, DomainChange, FailureCause, ReplyValue, ScheduleReplyError } from '../../machines/events.ts';
+import type { ActorEffect, DomainChange, FailureCause, Operation, ReplyValue, ScheduleReplyError } from '../../machines/events.ts';
 import type { ToolFailure } from '../domain/replies.ts';
 import type { ScheduleView } from '../domain/types.ts';
 import type { CommitBatch } from '../ports.ts';
@@ -32,6 +32,13 @@ export interface SlotPlan<R extends ReplyValue = ReplyValue> {
   readonly commits?: readonly PendingCommit[];
   /** Pending receipts with nothing left to write (their task is gone or ended): forgotten. */
   readonly dropped?: readonly string[];
+  /** The call goes on in another slot (a bulk call's next batch): `reply` is not sent, this is queued instead. */
+  readonly continuation?: Operation;
+  /**
+   * The batch changes no task's timing (the failure write): the timer keeps every task where its
+   * actor put it, and parked tasks get no extra try.
+   */
+  readonly keepsTiming?: true;
   /** The answer and effects when the batch could not be written. */
   readonly onWriteFailure?: (error: unknown) => {
     reply: SlotReply<R>;
@@ -39,6 +46,7 @@ export interface SlotPlan<R extends ReplyValue = ReplyValue> {
     failures?: readonly FailureCause[];
     /** Receipts to keep pending: their write is retried, not their delivery. */
     commits?: readonly PendingCommit[];
+    continuation?: Operation;
   };
 }
 

@@ -2,17 +2,22 @@
 // row, the recorded time-zone data version and the remembered calls of idempotent requests. The plan reserves a task id through it and
 // never changes a row; the slot runner's in-memory table implements it.
 import type { CallRef, RememberedCall } from '../domain/rememberedCalls.ts';
+import type { ScheduleCounts } from '../domain/stateCounts.ts';
 import type { TaskRow } from '../domain/types.ts';
 
 export interface TaskRows {
   /** The time-zone data version the domain records, if any. */
   readonly tzdata: string | undefined;
+  /** The row with this id, active or inactive, of any Session. */
+  get(id: string): TaskRow | undefined;
   /** The row with this id if it belongs to `sessionId`. */
   getInSession(sessionId: string, id: string): TaskRow | undefined;
   /** Active rows of a Session, in id order (a new array the caller may sort). */
   activeRows(sessionId: string): TaskRow[];
   /** How many active rows the Session has. */
   activeCount(sessionId: string): number;
+  /** The counts per state at `now`: the whole schedule's, and the Session's when one is named. */
+  counts(now: number, sessionId?: string): ScheduleCounts;
   /** Every row, in insertion order. */
   allRows(): Iterable<TaskRow>;
   /** Every active row. */

@@ -1,15 +1,20 @@
 // The remote namespace's requests and the archive admission's answer, as a Host's code sees them.
 // The service checks every request at run time as well (a Host may pass parsed JSON on), so a
 // malformed request is answered with a refusal, never trusted.
+import type { BulkAction } from '../domain/bulk.ts';
+import type { CatalogFilter } from '../domain/catalogPage.ts';
 
 /** `remote.drift()`'s answer and its entries. */
 export type { DriftEntry, DriftReport } from '../domain/drift.ts';
+/** `remote.drift({limit})`: its request and its answer. */
+export type { DriftPage, DriftRequest } from '../domain/driftPage.ts';
 
 /**
  * The options of a mutating remote method (`update`, `delete`, `pause`, `resume`, `trigger`,
- * `reanchor`): `callId` is an idempotency key (1 to 256 characters, such as an HTTP
+ * `reanchor`, `bulk`): `callId` is an idempotency key (1 to 256 characters, such as an HTTP
  * `Idempotency-Key`). The same key in the same Session with the same request answers the first
  * answer and writes nothing; with another method or request it is `idempotency_conflict` (SPEC §15).
+ * A bulk call is remembered under its filter's Session, its first listed task's, or `*`.
  */
 export interface RemoteCallOptions {
   readonly callId?: string;
@@ -44,6 +49,13 @@ export interface RemoteUpdateRequest extends TaskRef {
   readonly change?: unknown;
   /** `true` pauses, `false` resumes, in the same write (a pause never makes `expected` conflict). */
   readonly paused?: boolean;
+  /** With `paused: true`: why the task is paused, 1–500 characters (trimmed; replaces the note of a paused task). */
+  readonly pauseNote?: string;
+}
+
+/** `remote.pause`: one task, and why it is paused (1–500 characters, trimmed; kept while it stays paused). */
+export interface PauseRequest extends TaskRef {
+  readonly note?: string;
 }
 
 /**
@@ -54,8 +66,21 @@ export type BulkReanchorRequest =
   | { readonly all: true; readonly sessionId?: string }
   | { readonly sessionId: string; readonly ids: readonly string[] };
 
+/**
+ * `remote.bulk`: pause, resume or run now (`trigger`; retry now for a failing task) the listed
+ * tasks, or every task the filter matches when the call starts (the filter as `remote.catalog`
+ * takes it; without `sessionId` it spans Sessions). `note` goes with `pause` only.
+ */
+export type BulkRequest = { readonly action: BulkAction; readonly note?: string } & (
+  | { readonly tasks: readonly TaskRef[] }
+  | { readonly filter: CatalogFilter }
+);
+
+/** A bulk call's action, its answer and one reason of its skipped tasks (src/domain/bulk.ts). */
+export type { BulkAction, BulkResult, BulkSkip } from '../domain/bulk.ts';
 /** The paging options and the answer of `remote.catalog(request)` (see src/domain/catalogPage.ts). */
 export type { CatalogFilter, CatalogPage, CatalogRequest, CatalogSort, CatalogStatusFilter } from '../domain/catalogPage.ts';
-
 /** The answer to a bulk re-anchor, and one entry of archive admission's `sessionActivity`. */
 export type { ArchiveActivity, BulkReanchorResult } from '../domain/replies.ts';
+/** `remote.counts`' request and answer, and the counts per state (src/domain/stateCounts.ts). */
+export type { CountsRequest, ScheduleCounts, StateCounts } from '../domain/stateCounts.ts';

@@ -6,6 +6,7 @@
 // keys of `sch_<n>` ids in an array by n: a domain of a million tasks is indexed without a hash
 // table of a million entries.
 import { taskNumber } from '../domain/codec/index.ts';
+import { MinHeap } from './minHeap.ts';
 
 /** The array by task number grows only to at most this many slots per id it holds… */
 const MIN_DENSITY = 4;
@@ -16,7 +17,7 @@ const DENSE_FLOOR = 4096;
  * The key of each queued id: `sch_<n>` ids in a Float64Array by n (NaN where none is queued) when
  * n is not far beyond the ids already held, every other id in a map. Each id is in one place.
  */
-class DueIndex {
+export class DueIndex {
   private byNumber = new Float64Array(0);
   private numbered = 0;
   private readonly others = new Map<string, number>();
@@ -80,9 +81,8 @@ class DueIndex {
 }
 
 export class DueQueue {
-  /** The heap: `heapDues[i]` is the due instant of the entry for `heapIds[i]`. */
-  private heapDues: number[] = [];
-  private heapIds: string[] = [];
+  /** The heap of (due instant, id); an entry is stale once its id's key is another. */
+  private heap = new MinHeap();
   private readonly dueOf = new DueIndex();
 
   /** Number of ids in the queue. */
@@ -94,8 +94,8 @@ export class DueQueue {
   set(id: string, due: number): void {
     if (this.dueOf.get(id) === due) return;
     this.dueOf.set(id, due);
-    this.push(id, due);
-    if (this.heapDues.length > 4 * this.dueOf.size + 64) this.rebuild();
+    this.heap.push(id, due);
+    if (this.heap.length > 4 * this.dueOf.size + 64) this.rebuild();
   }
 
   /**
@@ -104,13 +104,12 @@ export class DueQueue {
    */
   append(id: string, due: number): void {
     this.dueOf.set(id, due);
-    this.heapDues.push(due);
-    this.heapIds.push(id);
+    this.heap.append(id, due);
   }
 
   /** Orders the heap after {@link append}s. */
   heapify(): void {
-    for (let i = (this.heapDues.length >> 1) - 1; i >= 0; i--) this.down(i);
+    this.heap.heapify();
   }
 
   has(id: string): boolean {
@@ -129,7 +128,7 @@ export class DueQueue {
   /** The earliest due instant, or undefined when empty. */
   peek(): number | undefined {
     this.dropStale();
-    return this.heapDues[0];
+    return this.heap.peek();
   }
 
   /** Removes and returns every id due at or before `now`, earliest first. */
@@ -137,80 +136,23 @@ export class DueQueue {
     const out: string[] = [];
     for (;;) {
       this.dropStale();
-      if (this.heapDues.length === 0 || (this.heapDues[0] as number) > now) return out;
-      const id = this.heapIds[0] as string;
-      this.pop();
+      const due = this.heap.peek();
+      if (due === undefined || due > now) return out;
+      const id = this.heap.pop();
       this.dueOf.delete(id);
       out.push(id);
     }
   }
 
   private dropStale(): void {
-    const dues = this.heapDues;
-    const ids = this.heapIds;
-    while (dues.length > 0 && this.dueOf.get(ids[0] as string) !== dues[0]) this.pop();
+    const heap = this.heap;
+    while (heap.length > 0 && this.dueOf.get(heap.peekId()) !== heap.peek()) heap.pop();
   }
 
   private rebuild(): void {
-    const dues: number[] = [];
-    const ids: string[] = [];
-    for (const id of this.dueOf.keys()) {
-      dues.push(this.dueOf.get(id) as number);
-      ids.push(id);
-    }
-    this.heapDues = dues;
-    this.heapIds = ids;
-    this.heapify();
-  }
-
-  private push(id: string, due: number): void {
-    const dues = this.heapDues;
-    const ids = this.heapIds;
-    let i = dues.length;
-    dues.push(due);
-    ids.push(id);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const parentDue = dues[parent] as number;
-      if (parentDue <= due) break;
-      dues[i] = parentDue;
-      ids[i] = ids[parent] as string;
-      i = parent;
-    }
-    dues[i] = due;
-    ids[i] = id;
-  }
-
-  private pop(): void {
-    const dues = this.heapDues;
-    const ids = this.heapIds;
-    const lastDue = dues.pop();
-    const lastId = ids.pop();
-    if (lastDue === undefined || lastId === undefined || dues.length === 0) return;
-    dues[0] = lastDue;
-    ids[0] = lastId;
-    this.down(0);
-  }
-
-  private down(start: number): void {
-    const dues = this.heapDues;
-    const ids = this.heapIds;
-    const length = dues.length;
-    const due = dues[start] as number;
-    const id = ids[start] as string;
-    let i = start;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= length) break;
-      const right = left + 1;
-      const child = right < length && (dues[right] as number) < (dues[left] as number) ? right : left;
-      const childDue = dues[child] as number;
-      if (childDue >= due) break;
-      dues[i] = childDue;
-      ids[i] = ids[child] as string;
-      i = child;
-    }
-    dues[i] = due;
-    ids[i] = id;
+    const heap = new MinHeap();
+    for (const id of this.dueOf.keys()) heap.append(id, this.dueOf.get(id) as number);
+    heap.heapify();
+    this.heap = heap;
   }
 }

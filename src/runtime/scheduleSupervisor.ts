@@ -6,7 +6,7 @@
 // other effect actors (the slot runner, the timer, the runner of every Session's delivery
 // attempts, the close) receive as input.
 import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
-import { anyAttemptInFlight, isAttempting, taskActorOf } from '../../machines/actorLookup.ts';
+import { anyAttemptInFlight, isAttempting, sessionActorCount, taskActorOf } from '../../machines/actorLookup.ts';
 import type { ActorEffect, FlushedAttempt, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';
 import type { AttemptReply, AttemptRunEvent } from '../../machines/sessionMachine.ts';
 import {
@@ -21,13 +21,14 @@ import {
 import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
 import { systemClock } from '../adapters/systemClock.ts';
 import type { SlotReply } from '../planning/slotPlan.ts';
-import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
+import type { Clock, Logger, ScheduleLevels, ScheduleStorage, SessionController } from '../ports.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
 import { deliverBatch } from './deliveryAttempt.ts';
 import { DeliverySummary } from './deliverySummary.ts';
 import { IdleWatch, type Quiet } from './idleWatch.ts';
 import { InDoubtCalls } from './inDoubtCalls.ts';
 import { Limiter } from './limiter.ts';
+import { type MetricsReporter, metricsReporter } from './metricsReporter.ts';
 import { Scheduler } from './scheduler.ts';
 import { type ActorReader, runSlot, type SlotRunnerDeps } from './slotRunner.ts';
 import { consoleLogger, isSupervisorInput } from './supervisorInput.ts';
@@ -44,6 +45,7 @@ interface Ports {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: ResolvedConfig;
+  readonly metrics: MetricsReporter;
 }
 
 type TimerSink = (event: SupervisorEvent) => void;
@@ -72,6 +74,8 @@ export class ScheduleRuntime implements SupervisorRuntime {
   private readonly inDoubt = new InDoubtCalls();
   /** Deliveries and failed attempts since the last info summary. */
   readonly summary: DeliverySummary;
+  /** Ends the metrics port's reading of this supervisor's levels (while the timer runs). */
+  private unobserve: (() => void) | null = null;
 
   constructor(
     readonly ports: Ports,
@@ -93,6 +97,8 @@ export class ScheduleRuntime implements SupervisorRuntime {
       onCommitDue: (flushed) => this.sink?.({ type: 'delivery.flushed', flushed }),
       rowOf: (id) => table.get(id),
       onActivate: (rows) => this.sink?.({ type: 'tasks.activate', rows }),
+      onFailing: (id) => table.noteFailing(id),
+      onAttemptFailed: (stage, reminders) => ports.metrics.attemptFailed(stage, reminders),
     });
   }
 
@@ -118,26 +124,36 @@ export class ScheduleRuntime implements SupervisorRuntime {
   }
 
   /**
-   * The passivated tasks as an inspector lists them — of one Session, or all — at most `max` of
-   * them, with how many there are (the supervisor's context holds this handle).
+   * The passivated tasks as an inspector lists them — of one Session, or all, and only those
+   * `keep` accepts when given — at most `max` of them, with how many there are (the supervisor's
+   * context holds this handle).
    */
-  passivatedTasks(sessionId: string | undefined, max: number): { tasks: PassivatedTask[]; total: number } {
+  passivatedTasks(
+    sessionId: string | undefined,
+    max: number,
+    keep?: (task: PassivatedTask) => boolean,
+  ): { tasks: PassivatedTask[]; total: number } {
     const tasks: PassivatedTask[] = [];
     let total = 0;
     for (const id of this.scheduler.passivated()) {
       const row = this.table.get(id);
       if (row === undefined || (sessionId !== undefined && row.sessionId !== sessionId)) continue;
+      // Without `keep`, only the listed tasks are built.
+      const task =
+        keep === undefined && tasks.length >= max
+          ? undefined
+          : ({ id, session: row.sessionId, state: 'passivated', target: row.record.scheduledAt, title: row.record.title } as const);
+      if (keep !== undefined && task !== undefined && !keep(task)) continue;
       total++;
-      if (tasks.length < max)
-        tasks.push({ id, session: row.sessionId, state: 'passivated', target: row.record.scheduledAt, title: row.record.title });
+      if (task !== undefined && tasks.length < max) tasks.push(task);
     }
     return { tasks, total };
   }
 
   get slotDeps(): SlotRunnerDeps {
-    const { storage, clock, logger, config } = this.ports;
+    const { storage, clock, logger, config, metrics } = this.ports;
     const { table, scheduler, actors, inDoubt, summary } = this;
-    return { table, storage, clock, logger, config, scheduler, actors, inDoubt, summary };
+    return { table, storage, clock, logger, config, scheduler, actors, inDoubt, summary, metrics };
   }
 
   get retry(): ResolvedConfig['retry'] {
@@ -175,20 +191,31 @@ export class ScheduleRuntime implements SupervisorRuntime {
     return this.scheduler.wakeQueued ? 'soon' : 'idle';
   }
 
+  /** The levels the metrics port reads: the mailbox's depth and the Session actors, from the supervisor. */
+  levels(): ScheduleLevels {
+    const supervisor = this.supervisor;
+    const snapshot = supervisor?.getSnapshot();
+    if (supervisor === null || snapshot?.status !== 'active') return { mailboxDepth: 0, openSessions: 0 };
+    return { mailboxDepth: snapshot.context.queue.size, openSessions: sessionActorCount(supervisor) };
+  }
+
   toJSON(): string {
     return 'agent-schedule runtime';
   }
 
-  /** The timer actor started: due tasks go to `sink`, and the timer is armed. */
+  /** The timer actor started: due tasks go to `sink`, the timer is armed, and the metrics port may read the levels. */
   attachTimer(sink: TimerSink): void {
     this.sink = sink;
     this.scheduler.rearm();
+    this.unobserve ??= this.ports.metrics.observe(() => this.levels());
   }
 
-  /** The timer actor stopped. */
+  /** The timer actor stopped (the supervisor closes or stops). */
   detachTimer(): void {
     this.scheduler.stop();
     this.sink = null;
+    this.unobserve?.();
+    this.unobserve = null;
   }
 }
 
@@ -207,12 +234,14 @@ const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) 
   if (!isSupervisorInput(input)) throw new TypeError('scheduleSupervisor needs input.sessions with resolveAgent(sessionId).');
   const config = resolveConfig(input.config);
   const storage = input.storage ?? jsonFileStorage({ path: './data/schedule.json' });
+  const logger = input.logger ?? consoleLogger;
   const ports: Ports = {
     sessions: input.sessions,
     storage,
     clock: input.clock ?? systemClock,
-    logger: input.logger ?? consoleLogger,
+    logger,
     config,
+    metrics: metricsReporter(input.metrics, logger),
   };
   const table = new TaskTable(await storage.open());
   // Both read only the active rows of the table's own iteration (inactive ones are skipped).
@@ -254,6 +283,9 @@ const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive
     }
     runtime.summary.failed(scheduler.failed(event.causes));
     scheduler.rearm();
+    // The failure statuses the actors now hold are written with their rows, in a slot of their own.
+    const ids = [...new Set(event.causes.flatMap((cause) => cause.ids))];
+    if (ids.length > 0) sendBack({ type: 'failures.taken', ids });
   });
   if (input.drain === true) drain();
   return () => runtime.detachTimer();

@@ -6,8 +6,9 @@
 // up at once. A task actor that is `parked` (retry off, or a message id that cannot be recorded)
 // is indexed without a time: only an unrelated wake (another task due, a committed create, update
 // or delete) or a restart tries it again. The retry state itself — attempts, the backoff, the next
-// retry — lives only in the task actor (taskMachine.ts); this index reads it after the actor took
-// a failure.
+// retry — lives in the task actor (taskMachine.ts); this index reads it after the actor took a
+// failure. The failure status is then written with the row (the failure write), so a restart
+// restores it; a restored task is tried again at once when it is due.
 //
 // A task whose Session flushed its reminder but whose row write failed holds a pending receipt
 // (pendingCommits.ts): its queue key is then the retry time its actor holds, and when it comes the
@@ -29,7 +30,7 @@
 import type { DueTasks, FailureCause, FlushedAttempt } from '../../machines/events.ts';
 import { nextRetryMs, type TaskContext } from '../../machines/taskMachine.ts';
 import { activeDueAtMs, dueAtMs } from '../domain/due.ts';
-import type { TaskRow } from '../domain/types.ts';
+import type { FailureStage, TaskRow } from '../domain/types.ts';
 import type { PendingCommit } from '../planning/pendingReceipts.ts';
 import type { Clock, Logger } from '../ports.ts';
 import type { ResolvedConfig } from './config.ts';
@@ -59,6 +60,10 @@ export interface SchedulerOptions {
   readonly rowOf: (id: string) => TaskRow | undefined;
   /** Receives the rows of passivated tasks whose activation time has come, to spawn their actors. */
   readonly onActivate: (rows: readonly TaskRow[]) => void;
+  /** Hears of each task whose actor took a failure (the counts per state keep it as failing). */
+  readonly onFailing?: (id: string) => void;
+  /** Hears of each failed attempt that left tasks retrying or parked: its stage and how many (the metrics). */
+  readonly onAttemptFailed?: (stage: FailureStage, reminders: number) => void;
 }
 
 export class Scheduler {
@@ -207,9 +212,11 @@ export class Scheduler {
         this.requeue(id, task);
         if (task.state !== 'retrying' && task.state !== 'parked') continue;
         this.failing.add(id);
+        this.options.onFailing?.(id);
         ids.push(id);
         latest ??= task.context.failure;
       }
+      if (ids.length > 0) this.options.onAttemptFailed?.(cause.stage, ids.length);
       if (cause.park === true || ids.length === 0) continue;
       this.options.logger.warn('A delivery attempt failed; the reminders stay active.', {
         sessionId: this.options.sessionOf(ids[0] ?? ''),
@@ -225,12 +232,16 @@ export class Scheduler {
   }
 
   /**
-   * The failure status a task's actor holds, read from the actor only for a task that took a
-   * failure since it was last read without one.
+   * A task's failure status: its actor's, read from the actor only for a task that took a failure
+   * since it was last read without one or whose row carries one (restored with it); else the
+   * stored row's (a passivated task has no actor to ask).
    */
   failureOf(id: string): TaskContext['failure'] {
-    if (!this.failing.has(id)) return undefined;
-    const failure = this.options.taskOf(id)?.context.failure;
+    const stored = this.options.rowOf(id)?.failure;
+    if (!this.failing.has(id) && stored === undefined) return undefined;
+    const task = this.options.taskOf(id);
+    if (task === undefined) return stored;
+    const failure = task.context.failure;
     if (failure === undefined) this.failing.delete(id);
     return failure;
   }

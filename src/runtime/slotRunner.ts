@@ -5,13 +5,16 @@
 // answers `persistence_uncertain` and changes nothing in memory. A slot holding a run of delivery
 // commits plans each and writes them as one batch. When a delivery commit's write fails, the
 // receipts the Session acknowledged are handed to the scheduler as pending: their write is retried,
-// not their delivery; any successful write retries them at once.
+// not their delivery; any successful write retries them at once. A failure write (the failure
+// statuses task actors took, stored with their rows) leaves the timer's queue as the actors set it.
 import type { ActorEffect, DomainChange, FailureCause, MailboxCommand, Operation } from '../../machines/events.ts';
 import { isPlainObject } from '../domain/argShape.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import { checkCallId, isIdempotentOperation } from '../domain/rememberedCalls.ts';
 import type { DeliveryFailure, TaskRow } from '../domain/types.ts';
+import { planBulkBatch } from '../planning/bulkPlans.ts';
 import { planDeliveryCommit, taskFailures } from '../planning/deliveryCommit.ts';
+import { planFailureWrite } from '../planning/failureWrite.ts';
 import { planIdempotent } from '../planning/idempotentPlans.ts';
 import type { SlotContext } from '../planning/mutations.ts';
 import type { PendingCommit } from '../planning/pendingReceipts.ts';
@@ -22,6 +25,7 @@ import type { Clock, CommitBatch, Logger, ScheduleStorage } from '../ports.ts';
 import type { ResolvedConfig } from './config.ts';
 import type { DeliverySummary } from './deliverySummary.ts';
 import type { InDoubtCalls } from './inDoubtCalls.ts';
+import type { MetricsReporter } from './metricsReporter.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { TaskTable } from './taskTable.ts';
 import { currentTzdata } from './tzdataVersion.ts';
@@ -35,6 +39,8 @@ export interface SlotOutcome {
   readonly effects: readonly ActorEffect[];
   readonly changes: readonly DomainChange[];
   readonly failures: readonly FailureCause[];
+  /** The call goes on in another slot, queued at the back of the mailbox (a bulk call's next batch). */
+  readonly continuation?: Operation;
 }
 
 /** What the slot runner reads from the actors: nothing about them is kept anywhere else. */
@@ -57,6 +63,8 @@ export interface SlotRunnerDeps {
   readonly inDoubt: InDoubtCalls;
   /** Counts each committed delivery for the periodic info summary (the delivery itself is logged at debug). */
   readonly summary: DeliverySummary;
+  /** Hears each storage write's duration and each committed delivery's lateness. */
+  readonly metrics: MetricsReporter;
 }
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
@@ -82,7 +90,8 @@ function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): Slot
  */
 function idempotencyOf(op: Operation): { sessionId: string; callId: string; operation: string; args: unknown } | undefined {
   if (op.kind !== 'tool' && op.kind !== 'remote') return undefined;
-  if (op.callId === undefined) return undefined;
+  // A bulk call remembers its answer with its last batch (bulkPlans.ts).
+  if (op.callId === undefined || (op.kind === 'remote' && op.method === 'bulk')) return undefined;
   const callId = checkCallId(op.callId);
   if (op.kind === 'tool') return { sessionId: op.sessionId, callId, operation: op.name, args: op.args };
   const sessionId = isPlainObject(op.request) ? op.request.sessionId : undefined;
@@ -107,11 +116,15 @@ function planOperation(deps: SlotRunnerDeps, ctx: SlotContext, op: Operation, no
     case 'tool':
       return planToolCall(ctx, op.sessionId, op.name, op.args);
     case 'remote':
-      return planRemote(ctx, op.method, op.request, { retention: deps.config.retention, tzdata: currentTzdata() });
+      return planRemote(ctx, op.method, op.request, { retention: deps.config.retention, tzdata: currentTzdata() }, op.callId);
+    case 'bulk.batch':
+      return planBulkBatch(ctx, op.progress);
     case 'archive.activity':
       return planSessionActivity(ctx, op.sessionId);
     case 'archive.stop':
       return planSessionStop(ctx, op.sessionId);
+    case 'failure.record':
+      return planFailureWrite(ctx, op.ids);
     case 'delivery.commit':
       return planDeliveryCommit(
         {
@@ -212,26 +225,32 @@ function track(deps: SlotRunnerDeps, batch: CommitBatch): void {
 async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<SlotOutcome> {
   for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
   const batch = slot.batch;
+  const continuation = slot.continuation === undefined ? {} : { continuation: slot.continuation };
   if (batch === undefined) {
     deps.scheduler.commitsSettled(slot.dropped ?? []);
     if (slot.retryNow !== undefined) deps.scheduler.retryNow(slot.retryNow);
     deps.scheduler.rearm();
-    return { reply: slot.reply, effects: slot.effects ?? [], changes: [], failures: slot.failures ?? [] };
+    return { reply: slot.reply, effects: slot.effects ?? [], changes: [], failures: slot.failures ?? [], ...continuation };
   }
   if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [], failures: [] };
   // The first write after an open with other time-zone data records the version in use.
   const tzdata = currentTzdata();
   const written = deps.table.tzdata === tzdata ? batch : { ...batch, tzdata };
+  // The write's own duration, on the process's monotonic clock (the injected clock may be a test's).
+  const startedAt = performance.now();
   try {
     await deps.storage.commit(written);
+    deps.metrics.storageCommitted((performance.now() - startedAt) / 1000, true);
   } catch (error) {
+    deps.metrics.storageCommitted((performance.now() - startedAt) / 1000, false);
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
     if (error instanceof ScheduleError && error.code === 'persistence_uncertain') deps.inDoubt.note(slot, written, deps.table);
     const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
     deps.scheduler.commitsSettled(slot.dropped ?? []);
     deps.scheduler.commitFailed(failure.commits ?? []);
     deps.scheduler.rearm();
-    return { reply: failure.reply, effects: failure.effects, changes: [], failures: failure.failures ?? [] };
+    const next = 'continuation' in failure && failure.continuation !== undefined ? { continuation: failure.continuation } : {};
+    return { reply: failure.reply, effects: failure.effects, changes: [], failures: failure.failures ?? [], ...next };
   }
   deps.table.apply(written);
   deps.inDoubt.settled(written);
@@ -244,14 +263,22 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
       messageId: r.messageId,
     });
     deps.summary.delivered(r.occurrence, r.deliveredAt);
+    // A clock set backwards between target and delivery is not a delivery ahead of time.
+    deps.metrics.delivered(Math.max(0, r.deliveredAt - r.occurrence) / 1000);
   }
   const deliveredIds = (slot.commits ?? []).map((c) => c.reminder.id);
   deps.scheduler.commitsSettled([...deliveredIds, ...(slot.dropped ?? [])]);
+  if (slot.keepsTiming === true) {
+    deps.scheduler.recover();
+    return { reply: slot.reply, effects: slot.effects ?? [], changes: [], failures: [] };
+  }
   track(deps, batch);
+  // Tasks the batch did not write but asked to try again (a bulk run now of tasks whose request waits).
+  if (slot.retryNow !== undefined) deps.scheduler.retryNow(slot.retryNow);
   deps.scheduler.rearm();
   if (op.kind !== 'delivery.commit') deps.scheduler.kick();
   deps.scheduler.recover();
-  return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [], failures: slot.failures ?? [] };
+  return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [], failures: slot.failures ?? [], ...continuation };
 }
 
 /**

@@ -1,7 +1,7 @@
 // The supervisor's input — the Host's ports and the configuration — and the check that a value
 // is one. Kept apart from the supervisor logic so that the service's declarations name the input
 // without loading XState's.
-import type { Clock, Logger, ScheduleStorage, SessionController } from '../ports.ts';
+import type { Clock, Logger, ScheduleMetrics, ScheduleStorage, SessionController } from '../ports.ts';
 import type { ScheduleConfig } from './config.ts';
 
 /** The supervisor's input: the Host's ports and the configuration. */
@@ -15,6 +15,8 @@ export interface ScheduleSupervisorInput {
   readonly config?: ScheduleConfig;
   /** Default: console. */
   readonly logger?: Logger;
+  /** Where counters, timings and levels are reported (docs/operations.md). Default: nowhere. */
+  readonly metrics?: ScheduleMetrics;
 }
 
 /** The logger used when the input names none. */

@@ -5,10 +5,12 @@
 // record and the saved history are shared, not copied).
 
 import { type CallRef, callKey, type RememberedCall } from '../domain/rememberedCalls.ts';
+import type { ScheduleCounts } from '../domain/stateCounts.ts';
 import type { TaskRow } from '../domain/types.ts';
 import type { TaskRows } from '../planning/taskRows.ts';
 import type { CommitBatch, StoredDomain } from '../ports.ts';
 import { RowIndex } from './rowIndex.ts';
+import { StateTally } from './stateTally.ts';
 
 /** Task ids are `sch_<n>`, n from the persisted counter; they are never reused. */
 export const taskIdFor = (n: number): string => `sch_${n}`;
@@ -27,14 +29,20 @@ export class TaskTable implements TaskRows {
   tzdata: string | undefined;
   /** Remembered calls by `callKey`, oldest first. */
   private readonly calls = new Map<string, RememberedCall>();
+  /** The counts per state, kept as rows are put and removed. */
+  private tally = new StateTally();
 
   constructor(domain: StoredDomain) {
     this.counter = domain.nextTaskNumber;
     this.tzdata = domain.tzdata;
     for (const call of domain.calls ?? []) this.calls.set(callKey(call), call);
-    if (!this.load(domain.tasks)) {
+    if (this.load(domain.tasks)) {
+      for (const row of domain.tasks) this.tally.load(row);
+      this.tally.loaded();
+    } else {
       this.rows.clear();
       this.activeBySession.clear();
+      this.tally = new StateTally();
       for (const row of domain.tasks) this.put(row);
     }
   }
@@ -97,6 +105,22 @@ export class TaskTable implements TaskRows {
   /** How many active rows the Session has. */
   activeCount(sessionId: string): number {
     return this.activeBySession.get(sessionId)?.size ?? 0;
+  }
+
+  /**
+   * The counts per state at `now` of the whole schedule, and of `sessionId` when given (that
+   * Session's active rows are scanned for its overdue ones; the rest is kept as rows change).
+   */
+  counts(now: number, sessionId?: string): ScheduleCounts {
+    const all = this.tally.counts(now);
+    if (sessionId === undefined) return { all };
+    return { all, session: this.tally.sessionCounts(sessionId, now, this.activeRows(sessionId)) };
+  }
+
+  /** The task's actor took a failure: its row counts as failing until a delivery of it is committed. */
+  noteFailing(id: string): void {
+    const row = this.rows.get(id);
+    if (row !== undefined) this.tally.noteFailing(row);
   }
 
   /** Every row, in insertion order. */
@@ -173,6 +197,7 @@ export class TaskTable implements TaskRows {
     const id = row.record.id;
     const previous = this.rows.get(id);
     if (previous !== undefined && previous.sessionId !== row.sessionId) this.unindex(previous);
+    this.tally.change(previous, row);
     this.rows.set(row);
     if (row.status === 'active') {
       let ids = this.activeBySession.get(row.sessionId);
@@ -187,6 +212,7 @@ export class TaskTable implements TaskRows {
   private remove(id: string): void {
     const row = this.rows.get(id);
     if (row === undefined) return;
+    this.tally.change(row, undefined);
     this.rows.delete(id);
     this.unindex(row);
   }

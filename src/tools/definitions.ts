@@ -128,7 +128,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
     name: 'schedule_list',
     description:
-      "List this conversation's active reminders, soonest first: id, kind, title, prompt, scheduledAt (next target, UTC), state (scheduled, overdue or paused), timing fields, and failure when the latest delivery attempt failed.",
+      "List this conversation's active reminders, soonest first: id, kind, title, prompt, scheduledAt (next target, UTC), state (scheduled, overdue or paused), pauseNote when a pause says why, timing fields, and failure when the latest delivery attempt failed.",
     inputSchema: { type: 'object', additionalProperties: false, properties: {} },
   },
   {

@@ -41,23 +41,34 @@ describe('agent-schedule catalog filters', () => {
     expect(ids(r.out)).toEqual(expected);
   });
 
-  it('prints the page as a table with how many tasks match', async () => {
+  it('prints the page as a table with how many tasks match, under the counts per state', async () => {
     const r = await cli('catalog', '--session', 'ops');
     expect(r.out.split('\n')).toEqual([
+      'Session ops: scheduled 0 · overdue 0 · paused 0 · failing 0 · ended 1',
+      'all Sessions: scheduled 5 · overdue 0 · paused 0 · failing 0 · ended 1',
       expect.stringMatching(/^ID\s+SESSION\s+STATUS\s+TITLE\s+NEXT \(UTC\)\s+NEXT \(LOCAL\)\s+TIMING$/),
       expect.stringMatching(/^sch_6\s+ops\s+inactive\s+Tea\s+-\s+-\s+once, 30 s after creation$/),
       'showing 1 of 1 matching tasks',
     ]);
-    expect((await cli('catalog', '--session', 'nobody')).out).toBe('(no tasks)');
+    expect((await cli('catalog', '--session', 'nobody')).out.split('\n').at(-1)).toBe('(no tasks)');
+    expect((await cli('catalog', '--state', 'ended')).out.split('\n')[0]).toBe('scheduled 5 · overdue 0 · paused 0 · failing 0 · ended 1');
   });
 
-  it('--json is the page: entries, total, and nextCursor while more match', async () => {
+  it('--json is the page: entries, total, the counts, and nextCursor while more match', async () => {
+    const all = { scheduled: 5, overdue: 0, paused: 0, failing: 0, ended: 1, total: 6 };
     const first = page((await cli('catalog', '--limit', '2', '--json')).out);
-    expect(Object.keys(first).sort()).toEqual(['entries', 'nextCursor', 'total']);
-    expect(first).toMatchObject({ total: 6, nextCursor: expect.stringMatching(/^c1\./) });
+    expect(Object.keys(first)).toEqual(expect.arrayContaining(['entries', 'nextCursor', 'total', 'counts']));
+    expect(first).toMatchObject({ total: 6, nextCursor: expect.stringMatching(/^c1\./), counts: { all } });
+    expect(first.counts.session).toBeUndefined();
     expect(first.entries[0]).toMatchObject({ sessionId: 'demo', status: 'active', record: { id: 'sch_2', title: 'Once 120' } });
     const last = page((await cli('catalog', '--session', 'ops', '--json')).out);
-    expect(last).toEqual({ entries: [expect.objectContaining({ sessionId: 'ops' })], total: 1 });
+    expect(last).toMatchObject({
+      entries: [expect.objectContaining({ sessionId: 'ops' })],
+      total: 1,
+      counts: { all, session: { scheduled: 0, overdue: 0, paused: 0, failing: 0, ended: 1, total: 1 } },
+    });
+    expect(last.entries).toHaveLength(1);
+    expect(last.nextCursor).toBeUndefined();
   });
 });
 
@@ -70,7 +81,8 @@ describe('agent-schedule catalog paging', () => {
       const r = await cli('catalog', '--limit', '2', ...cursor);
       expect(r).toMatchObject({ code: 0, err: '' });
       const lines = r.out.split('\n');
-      seen.push(...lines.slice(1, -1).map((l) => l.split(/\s+/)[0] ?? ''));
+      // Under the counts line and the table's header.
+      seen.push(...lines.slice(2, -1).map((l) => l.split(/\s+/)[0] ?? ''));
       const footer = lines.at(-1) ?? '';
       footers.push(footer.replace(/--cursor \S+$/, '--cursor …'));
       const next = /; next page: --cursor (\S+)$/.exec(footer)?.[1];

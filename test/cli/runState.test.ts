@@ -1,7 +1,8 @@
 // `agent-schedule pause`, `resume` and `run-now` against an in-process Host on a test clock
 // (2030-01-07T08:00Z): a paused task shows as paused in list, catalog and explain and is not
 // delivered; resume moves a recurring one past what it missed; run now delivers once with a
-// manual receipt; refusals (schedule_not_found, schedule_ended) and bad usage in text and --json.
+// manual receipt; a pause's --note is shown until resume; refusals (schedule_not_found,
+// schedule_ended) and bad usage in text and --json.
 import type { CatalogEntry, CatalogPage, ScheduleView } from '../../src/index.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
 import { runCli } from './support.ts';
@@ -38,6 +39,29 @@ describe('agent-schedule pause and resume', () => {
     );
     expect(explained).toContain('Next occurrences (none is delivered while the task is paused):');
     expect(json<{ pausedAt?: string }>((await cli('explain', '--id', 'sch_1', '--json')).out).pausedAt).toBe('2030-01-07T08:00:00.000Z');
+  });
+
+  it('pause --note keeps why: printed, shown by explain (text and --json), replaced by another --note, dropped by resume', async () => {
+    expect(await cli('pause', ...task, '--note', 'Vendor outage')).toEqual({
+      code: 0,
+      out: 'sch_1 is paused since 2030-01-07T08:00:00.000Z: Vendor outage',
+      err: '',
+    });
+    const explained = (await cli('explain', '--id', 'sch_1')).out.split('\n');
+    expect(explained.slice(0, 3)).toEqual([
+      'sch_1 "Tick" in Session demo: paused since 2030-01-07T08:00:00.000Z (not delivered until resumed or run now)',
+      'Timing: every 60 s',
+      'Pause note: Vendor outage',
+    ]);
+    expect(json<{ pauseNote?: string }>((await cli('explain', '--id', 'sch_1', '--json')).out).pauseNote).toBe('Vendor outage');
+    expect((await cli('pause', ...task, '--note', 'Back on Monday')).out).toBe(
+      'sch_1 is paused since 2030-01-07T08:00:00.000Z: Back on Monday',
+    );
+    const tooLong = await cli('pause', ...task, '--note', 'x'.repeat(501));
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.err).toContain('invalid_selector');
+    await cli('resume', ...task);
+    expect((await cli('explain', '--id', 'sch_1')).out).not.toContain('Pause note');
   });
 
   it('pause --json answers the view; pausing again keeps the first instant', async () => {
@@ -152,7 +176,8 @@ describe('refusals and usage', () => {
     for (const name of ['pause', 'resume', 'run-now']) {
       const help = await cli(name, '--help');
       expect(help.code).toBe(0);
-      expect(help.out.split('\n')[0]).toBe(`Usage: agent-schedule ${name} --session <id> --id <task> [--url <url>] [--json]`);
+      const note = name === 'pause' ? ' [--note <text>]' : '';
+      expect(help.out.split('\n')[0]).toBe(`Usage: agent-schedule ${name} --session <id> --id <task>${note} [--url <url>] [--json]`);
     }
     const list = (await cli('--help')).out;
     expect(list).toMatch(/^ {2}pause\s+pause a task/m);

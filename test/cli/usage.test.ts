@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../src/cli/main.ts';
+import { COMMANDS, main } from '../../src/cli/main.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -58,6 +58,16 @@ describe('usage errors', () => {
       out: '',
       err: 'Unknown command "frobnicate".\nRun `agent-schedule --help` for the commands.',
     });
+  });
+});
+
+describe('the command list', () => {
+  it('loads each command by the name it is listed under; the help lists every one with its summary', async () => {
+    const loaded = await Promise.all(COMMANDS.map((entry) => entry.load()));
+    expect(loaded.map((c) => c.name)).toEqual(COMMANDS.map((entry) => entry.name));
+    const help = (await run('--help')).out;
+    for (const command of loaded) expect(help).toMatch(new RegExp(`^  ${command.name} +${command.summary.replace(/[()]/g, '\\$&')}$`, 'm'));
+    expect((await run('help', 'drift')).out).toBe(loaded.find((c) => c.name === 'drift')?.help);
   });
 });
 

@@ -1,7 +1,7 @@
 // The cross-shard remote calls of a cluster Host on PGlite: two Hosts stepped until they hold 128
 // shards each; the catalog (all of it, or a page) answered at either Host lists the tasks of both
-// Hosts' shards, read from the database; a delivery failure shows on the entry at the owner only
-// (it is kept in the owner's memory); bad catalog options are refused as a single Host refuses
+// Hosts' shards, read from the database; a delivery failure shows on the entry at either Host
+// (the owner's failure write stores it with the row); bad catalog options are refused as a single Host refuses
 // them; the drift report covers every shard; a re-anchor is run by the Session's owner; and the
 // topology names both Hosts and every shard's owner and epoch.
 import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
@@ -28,7 +28,7 @@ async function pair() {
 
 const ids = (entries: readonly CatalogEntry[]) => entries.map((e) => e.record.id);
 
-test('catalog, drift and re-anchor span every shard; a failure shows at its owner', async () => {
+test('catalog, drift and re-anchor span every shard; a failure stored by its owner shows at either Host', async () => {
   const { a, b, clock, sessions, heldBy } = await pair();
   expect([a.held().size, b.held().size]).toEqual([128, 128]);
   const atA = heldBy(a);
@@ -49,7 +49,8 @@ test('catalog, drift and re-anchor span every shard; a failure shows at its owne
     expect(await host.remote.catalog({ filter: { nope: 1 } } as never)).toMatchObject({ code: 'invalid_selector' });
   }
 
-  // The delivery into atB's Session fails at its owner (B): B's catalog says so, A's cannot know.
+  // The delivery into atB's Session fails at its owner (B), whose fenced failure write stores the
+  // status with the row: B's catalog says so, and A's reads it from the row.
   sessions.failNext(atB, 'flush');
   await clock.advance(60_000);
   await b.whenIdle();
@@ -58,10 +59,15 @@ test('catalog, drift and re-anchor span every shard; a failure shows at its owne
     return 'code' in page ? page : ids(page.entries);
   };
   expect(await failing(b)).toEqual([first.id]);
-  expect(await failing(a)).toEqual([]);
+  expect(await failing(a)).toEqual([first.id]);
+  const entryAtA = (await a.remote.catalog()).find((entry) => entry.record.id === first.id);
+  expect(entryAtA?.failure).toMatchObject({ attempts: 1, stage: 'flush' });
 
   const drift = await a.remote.drift();
   expect(drift).toMatchObject({ tzdata: expect.any(String), tasks: [] });
+  expect(await b.remote.drift({ limit: 50 })).toMatchObject({ tzdata: drift.tzdata, tasks: [], total: 0 });
+  expect(await b.remote.drift({ limit: 0 })).toMatchObject({ code: 'invalid_rule' });
+  expect(await b.remote.drift({ any: 1 } as never)).toMatchObject({ code: 'invalid_selector' });
   expect(await a.remote.reanchor({ all: true })).toEqual({ reanchored: [] });
   expect(await a.remote.reanchor({ sessionId: atA, id: second.id })).toMatchObject({ id: second.id, kind: 'daily' });
   expect(await b.remote.reanchor({ sessionId: atA, id: 'sch_999' })).toMatchObject({ code: 'schedule_not_found' });

@@ -5,13 +5,14 @@
 // handed back after their work in flight), the other takes every shard over at a higher epoch,
 // restores the tasks there and answers for every Session itself. A change made at one Host
 // reaches the subscribers of both. A Host whose lease another took commits nothing there, and one
-// whose lease ran out by its own clock (as after a pause) appends no reminder there.
+// whose lease ran out by its own clock (as after a pause) appends no reminder there. A Host's
+// health and its shards-held metric follow its leases.
 
 import type { NotificationListener } from '../../src/adapters/postgres/callRouter.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
 import type { KeeperTimers } from '../../src/adapters/postgres/shardKeeper.ts';
-import { type ClusterService, createClusterService } from '../../src/cluster/clusterService.ts';
+import { type ClusterService, type ClusterServiceOptions, createClusterService } from '../../src/cluster/clusterService.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { randomSchema, run } from '../storage/postgresHarness.ts';
 
@@ -40,8 +41,9 @@ export function clusterOn(on: ClusterBackend, into: ClusterService[], timers?: K
   on.schemas.push(schema);
   const clock = createManualClock(T0);
   const sessions = createFakeSessions();
-  const join = async (hostId: string): Promise<ClusterService> => {
+  const join = async (hostId: string, extra: Pick<ClusterServiceOptions, 'metrics'> = {}): Promise<ClusterService> => {
     const host = await createClusterService({
+      ...extra,
       pool: on.pool,
       schema,
       hostId,
@@ -164,6 +166,24 @@ export function describeCluster(name: string, backendOf: () => ClusterBackend): 
         await a.whenIdle();
       }
       expect(c.sessions.messages(session).map((m) => m.text)).toEqual([expect.stringContaining('join the stand-up call')]);
+    });
+
+    test("health and the shards-held metric: no shard before the first step, all live after it, none live past the keeper's deadline", async () => {
+      let keeperNow = 0;
+      const frozen: KeeperTimers = { now: () => keeperNow, setTimeout: () => 0, clearTimeout: () => undefined };
+      const c = clusterOn(backend, hosts, frozen);
+      const reported: number[] = [];
+      const a = await c.join('host-a', { metrics: { shardsHeld: (count) => reported.push(count) } });
+      expect(a.health()).toEqual({ open: true, shards: { held: 0, live: 0 } });
+      await a.step();
+      expect(a.health()).toEqual({ open: true, shards: { held: 256, live: 256 } });
+      expect(reported).toHaveLength(256);
+      expect(reported.at(-1)).toBe(256);
+      keeperNow += 15_000; // as after a pause past the lease, before the next step
+      expect(a.health()).toEqual({ open: true, shards: { held: 256, live: 0 } });
+      await a.close();
+      expect(a.health()).toEqual({ open: false, shards: { held: 0, live: 0 } });
+      expect(reported.at(-1)).toBe(0);
     });
 
     test('a Host whose lease was taken commits nothing there: the call answers persistence_uncertain', async () => {

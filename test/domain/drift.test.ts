@@ -1,6 +1,7 @@
 // The drift report: which committed wall-clock targets are not occurrences of their rule under the
 // time-zone data in use, their local reading, and the rule's nearest occurrence.
 import { driftedCount, driftReport } from '../../src/domain/drift.ts';
+import { driftedFirst, driftLimitOf } from '../../src/domain/driftPage.ts';
 import type { ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
 
 type Timing =
@@ -156,5 +157,36 @@ describe('driftedCount', () => {
     expect(listed).toEqual(['sch_3', 'sch_8', 'sch_6', 'sch_10', 'sch_9', 'sch_12']);
     expect(driftedCount(rows)).toBe(listed.length);
     expect(driftedCount([])).toBe(0);
+  });
+});
+
+describe('driftedFirst (remote.drift({limit}))', () => {
+  it('is the report’s first entries and its length, whatever the order of the rows', () => {
+    const rows: TaskRow[] = [];
+    for (let n = 1; n <= 400; n++) {
+      // Winter days at 07:00Z (08:00 Paris: drifted) or 08:00Z (09:00: not), some inactive, some hourly.
+      const day = new Date(Date.parse('2030-01-02T07:00:00.000Z') + ((n * 37) % 50) * 86_400_000 + (n % 3 === 0 ? 3_600_000 : 0));
+      const timing: Timing = n % 7 === 0 ? { kind: 'every', everySeconds: 3600 } : PARIS_0900;
+      rows.push(row(n, timing, day.toISOString(), n % 11 === 0 ? 'inactive' : 'active', `s${n % 4}`));
+    }
+    const report = driftReport(rows);
+    expect(report.length).toBeGreaterThan(100);
+    const scrambled = rows
+      .map((r, i) => ({ r, k: (i * 7919) % rows.length }))
+      .sort((a, b) => a.k - b.k)
+      .map(({ r }) => r);
+    for (const order of [rows, [...rows].reverse(), scrambled]) {
+      for (const limit of [1, 7, 50, 500]) {
+        expect(driftedFirst(order, limit)).toEqual({ tasks: report.slice(0, limit), total: report.length });
+      }
+    }
+  });
+
+  it('takes {limit} of 1 to 500 and nothing else', () => {
+    expect(driftLimitOf({ limit: 500 })).toBe(500);
+    for (const limit of [0, 501, 2.5, '50', undefined])
+      expect(() => driftLimitOf({ limit })).toThrow(expect.objectContaining({ code: 'invalid_rule' }));
+    for (const bad of [null, 50, [], { limit: 5, cursor: 'x' }])
+      expect(() => driftLimitOf(bad)).toThrow(expect.objectContaining({ code: 'invalid_selector' }));
   });
 });

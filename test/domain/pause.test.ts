@@ -1,6 +1,6 @@
-// Pause, resume and run now as pure row changes, and when a row is due.
+// Pause, resume and run now as pure row changes, a pause's note, and when a row is due.
 import { activeDueAtMs, dueAtMs, isDueAt } from '../../src/domain/due.ts';
-import { pauseRow, resumeRow, triggerRow } from '../../src/domain/pause.ts';
+import { checkPauseNote, pauseRow, resumeRow, triggerRow } from '../../src/domain/pause.ts';
 import type { ScheduleRecord } from '../../src/domain/types.ts';
 import { activeRow, at, EVERY_MINUTE } from './rowFixtures.ts';
 
@@ -84,5 +84,33 @@ describe('run now and due times', () => {
     expect(triggerRow(triggered, at('2030-01-01T08:00:09.000Z'))).toBe(triggered);
     // A request after the target: the target is due first.
     expect(dueAtMs(triggerRow(rowOf(every), at('2030-01-01T08:02:00.000Z')))).toBe(at(every.scheduledAt));
+  });
+});
+
+describe('pause notes', () => {
+  it('a pause with a note keeps it beside pausedAt; resume drops both', () => {
+    const paused = pauseRow(rowOf(every), at('2030-01-01T08:00:30.000Z'), 'Vendor outage');
+    expect(paused).toMatchObject({ pausedAt: '2030-01-01T08:00:30.000Z', pauseNote: 'Vendor outage' });
+    const resumed = resumeRow(paused, at('2030-01-01T08:00:40.000Z'));
+    expect(resumed).not.toHaveProperty('pausedAt');
+    expect(resumed).not.toHaveProperty('pauseNote');
+  });
+
+  it('pausing a paused row with another note replaces it and keeps the instant; the same note or none returns the row', () => {
+    const paused = pauseRow(rowOf(every), at('2030-01-01T08:00:30.000Z'), 'first');
+    const renoted = pauseRow(paused, at('2030-01-01T09:00:00.000Z'), 'second');
+    expect(renoted).toMatchObject({ pausedAt: '2030-01-01T08:00:30.000Z', pauseNote: 'second' });
+    expect(pauseRow(renoted, at('2030-01-01T09:00:00.000Z'), 'second')).toBe(renoted);
+    expect(pauseRow(renoted, at('2030-01-01T09:00:00.000Z'))).toBe(renoted);
+  });
+
+  it('checkPauseNote trims a note of 1 to 500 characters and refuses anything else with invalid_selector', () => {
+    expect(checkPauseNote(undefined)).toBeUndefined();
+    expect(checkPauseNote('  why \n')).toBe('why');
+    expect(checkPauseNote('x'.repeat(500))).toHaveLength(500);
+    for (const bad of ['', ' \t ', 'x'.repeat(501), 7, null, {}]) {
+      expect(() => checkPauseNote(bad)).toThrow(expect.objectContaining({ code: 'invalid_selector' }));
+    }
+    expect(() => checkPauseNote(3, 'pauseNote')).toThrow(/^pauseNote must be a string of 1 to 500 characters, not blank; got 3\.$/);
   });
 });

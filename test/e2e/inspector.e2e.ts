@@ -2,19 +2,20 @@
 // with a task's state, title and next target; the live entry stream showing a recurring task
 // actor go scheduled → overdue → delivering → scheduled when the clock reaches it; and the
 // Session filter; and the status bar's time-zone data versions (the one in use, and the one the
-// schedule records once it has been written). A screenshot of the tab is saved as
-// test-results/inspector.png.
+// schedule records once it has been written). At 10,000 live tasks over 500 Sessions (seeded as a
+// stored schedule) the tab connects, lists 50 Sessions and 100 tasks with the number of the rest,
+// finds tasks by text and by Session, and the page still answers. Screenshots of the tab are
+// saved as test-results/inspector.png and test-results/inspector-10k.png.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { currentTzdata } from '../../src/runtime/tzdataVersion.ts';
-import type { TestHost } from '../host/support.ts';
-import { RESULTS_DIR, usePageOnTestHost } from './browser.ts';
+import { START, startTestHost, type TestHost } from '../host/support.ts';
+import { hourlyRows, seededDataDir } from '../support/hourlyTasks.ts';
+import { launchChromium, openPage, RESULTS_DIR, usePageOnTestHost } from './browser.ts';
 
 let t: TestHost;
 let page: Page;
-usePageOnTestHost((current) => {
-  ({ t, page } = current);
-});
 
 const POLL = { timeout: 10_000, interval: 50 };
 const tree = () => page.getByRole('list', { name: 'Actor tree' });
@@ -56,6 +57,10 @@ function statesOf(id: string): Promise<string[]> {
 }
 
 describe('the Inspector tab', () => {
+  usePageOnTestHost((current) => {
+    ({ t, page } = current);
+  });
+
   it('shows a recurring task actor go scheduled → overdue → delivering → scheduled as the clock reaches it', async () => {
     await openInspector();
     await actorItem('supervisor', 'supervisor').waitFor();
@@ -106,7 +111,7 @@ describe('the Inspector tab', () => {
     await actorItem('task', theirs).waitFor();
     expect(await actorItem('task', mine).isVisible()).toBe(true);
 
-    await page.getByLabel('Session', { exact: true }).selectOption('other');
+    await page.getByLabel('Session', { exact: true }).fill('other');
     await expect.poll(() => actorItem('task', mine).count(), POLL).toBe(0);
     await page.getByText('streaming', { exact: true }).waitFor();
     expect(await actorItem('task', theirs).isVisible()).toBe(true);
@@ -118,8 +123,70 @@ describe('the Inspector tab', () => {
     expect(await statesOf(mine)).toEqual([]);
     expect(await stream().textContent()).not.toContain('session:demo');
 
-    await page.getByLabel('Session', { exact: true }).selectOption('');
+    await page.getByLabel('Session', { exact: true }).fill('');
     await actorItem('task', mine).waitFor();
     await expect.poll(() => statesOf(mine), POLL).toContain('delivering');
+  });
+});
+
+describe('the Inspector tab at 10,000 live tasks', () => {
+  const TASKS = 10_000;
+  const SESSIONS = 500;
+  let browser: Browser;
+  let errors: string[];
+  let dir: string;
+  beforeAll(async () => {
+    // Task i is sch_<i> in session-<i % 500>, due i seconds after the clock's start.
+    dir = await seededDataDir(hourlyRows(TASKS, SESSIONS, START));
+    // Every task keeps a live actor: the Inspector's worst case.
+    t = await startTestHost({ keepDataDir: dir, config: { passivationHorizonMs: null }, demoAgent: false });
+    browser = await launchChromium();
+    ({ page, errors } = await openPage(browser, t.url));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  const sessionList = () => page.getByRole('list', { name: 'Sessions by due work' });
+  const taskNote = () => page.getByTestId('inspector-task-note');
+  const noteText = async () => ((await taskNote().textContent()) ?? '').replace(/\s+/g, ' ').trim();
+  const taskItems = () => tree().locator('li.actor.task');
+
+  it('connects, lists 50 Sessions and 100 tasks with the number of the rest, filters, and the page still answers', async () => {
+    expect(t.host.inspector.view().counts.task).toBe(TASKS);
+    await openInspector();
+    await expect.poll(() => sessionList().getByRole('listitem').count(), POLL).toBe(51);
+    expect(await sessionList().getByRole('listitem').last().textContent()).toBe('… and 450 more Sessions');
+    // The earliest next targets first: session-1 holds sch_1.
+    expect(await sessionList().getByRole('button').first().textContent()).toBe('session-1');
+    await expect.poll(noteText, POLL).toBe('Showing 100 of 10,000 live tasks — 9,900 more; narrow them with Find tasks or a Session.');
+    expect(await taskItems().count()).toBe(100);
+    await actorItem('supervisor', 'supervisor').waitFor();
+    await page.screenshot({ path: join(RESULTS_DIR, 'inspector-10k.png') });
+
+    // sch_777 and sch_7770 … sch_7779.
+    await page.getByLabel('Find tasks').fill('sch_777');
+    await expect.poll(noteText, POLL).toBe('Showing 11 of 11 tasks matching “sch_777”.');
+    await expect.poll(() => taskItems().count(), POLL).toBe(11);
+    expect(await lineOf(actorItem('task', 'sch_777'))).toMatch(/^task sch_777 scheduled Task 777: review the deploy queue next /);
+
+    await page.getByLabel('Find tasks').fill('');
+    await page.getByLabel('Session', { exact: true }).fill('session-7');
+    await expect
+      .poll(() => sessionList().getByRole('listitem').allTextContents(), POLL)
+      .toEqual([expect.stringMatching(/^session-7\s*idle\s*0 due\s*20 tasks/)]);
+    await expect.poll(noteText, POLL).toBe('Showing 20 of 20 live tasks.');
+    expect(await actorItem('session', 'session:session-7').isVisible()).toBe(true);
+    await page.getByText('streaming', { exact: true }).waitFor();
+
+    // Deliveries stream for the tasks in view and the page keeps up.
+    await t.advance(7_000);
+    await expect.poll(() => lineOf(actorItem('task', 'sch_7')), POLL).toContain('last event delivery.committed');
+    const answered = await page.evaluate(() => ({ items: document.querySelectorAll('li.actor').length, title: document.title }));
+    expect(answered.items).toBeLessThan(100);
+    expect(answered.title).not.toBe('');
+    expect(errors).toEqual([]);
   });
 });

@@ -3,10 +3,16 @@
 // streams a snapshot and then updates for one Session or all; a client that falls behind gets a
 // fresh snapshot instead of an unbounded queue; closing the Host ends the streams.
 import superjson from 'superjson';
-import { MAX_PENDING_UPDATES, openInspectorFeed } from '../../host/http/inspectorFeed.ts';
+import { MAX_PENDING_UPDATES, openInspectorFeed, type SummaryUpdate } from '../../host/http/inspectorFeed.ts';
 import { DEFAULT_INSPECT_LIMIT, MAX_INSPECT_LIMIT } from '../../host/http/inspectRoutes.ts';
 import { sessionGroupId } from '../../machines/index.ts';
-import { type InspectorEntry, type InspectorUpdate, type InspectorView, parseInspectorSnapshot } from '../../src/index.ts';
+import {
+  type InspectorEntry,
+  type InspectorSummary,
+  type InspectorUpdate,
+  type InspectorView,
+  parseInspectorSnapshot,
+} from '../../src/index.ts';
 import { openEvents, startTestHost, type TestHost } from './support.ts';
 
 let t: TestHost;
@@ -119,40 +125,45 @@ describe('GET /api/inspect', () => {
 
 describe('GET /api/inspect/events', () => {
   const readStream = (query = '') => openEvents(t.url, `/api/inspect/events${query}`, (text) => superjson.parse<unknown>(text));
-  const entries = (seen: ReadonlyArray<{ event: string; data: unknown }>) =>
-    seen.flatMap((e) =>
-      e.event === 'update' && (e.data as InspectorUpdate).type === 'entry' ? [e.data as { entry: InspectorEntry }] : [],
-    );
+  type Seen = ReadonlyArray<{ event: string; data: unknown }>;
+  const updates = (seen: Seen) => seen.flatMap((e) => (e.event === 'update' ? [e.data as InspectorUpdate | SummaryUpdate] : []));
+  const entryUpdates = (seen: Seen) => updates(seen).flatMap((u) => (u.type === 'entry' ? [u] : []));
+  const summaries = (seen: Seen) => updates(seen).flatMap((u) => (u.type === 'summary' ? [u.summary] : []));
+  /** Every entry the client was given, streamed or in a summary, once each, in order. */
+  const entries = (seen: Seen) => {
+    const bySeq = new Map<number, InspectorEntry>();
+    for (const u of entryUpdates(seen)) bySeq.set(u.entry.seq, u.entry);
+    for (const summary of summaries(seen)) for (const e of summary.events) bySeq.set(e.seq, e);
+    return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  };
 
-  it('streams a snapshot, then one update per entry, for one Session', async () => {
+  it('streams a summary, then fresh summaries and the entries of the actors in view, for one Session', async () => {
     t = await startTestHost();
     const stream = await readStream('?sessionId=demo');
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const [first] = await stream.until((seen) => seen.length > 0);
     expect(first?.event).toBe('snapshot');
-    expect(first?.data).toMatchObject({ actors: [], events: [], ring: { capacity: 500 } });
+    const supervisorOnly = first?.data as InspectorSummary;
+    expect(supervisorOnly).toMatchObject({ events: [], sessions: [], sessionCount: 0, taskCount: 0, ring: { capacity: 500 } });
+    expect(supervisorOnly.actors.map((a) => a.kind)).toEqual(['supervisor', 'effect', 'effect', 'effect']);
 
+    // The new Session's actors hang under a Session group the view did not hold: a fresh summary brings them in.
     const id = await createTask('demo', 'Tick', 60);
     await createTask('other', 'Tock', 60);
+    const refreshed = await stream.until((s) => summaries(s).some((summary) => summary.actors.some((a) => a.id === id)));
+    const summary = summaries(refreshed).at(-1);
+    expect(summary?.sessions).toEqual([expect.objectContaining({ sessionId: 'demo', tasks: 1, due: 0, next: '2030-01-07T08:01:00.000Z' })]);
+    expect(summary?.actors.some((a) => a.session === 'other')).toBe(false);
+
+    // From then on its entries stream one by one.
     await t.advance(60_000);
-    const seen = await stream.until(
-      (s) =>
-        taskStates(
-          entries(s).map((u) => u.entry),
-          id,
-        ).length === 4,
-    );
-    expect(
-      taskStates(
-        entries(seen).map((u) => u.entry),
-        id,
-      ),
-    ).toEqual(['scheduled', 'overdue', 'delivering', 'scheduled']);
+    const seen = await stream.until((s) => taskStates(entries(s), id).length === 4);
+    expect(taskStates(entries(seen), id)).toEqual(['scheduled', 'overdue', 'delivering', 'scheduled']);
     expect(seen.slice(1).every((e) => e.event === 'update')).toBe(true);
-    expect(entries(seen).every((u) => u.entry.session === 'demo')).toBe(true);
+    expect(entries(seen).every((e) => e.session === 'demo')).toBe(true);
     // Each update carries its actor as it is after the entry, while it lives.
-    const last = entries(seen).findLast((u) => u.entry.actorId === id) as { actor?: { state: string; target: string } };
-    expect(last.actor).toMatchObject({ state: 'scheduled', target: '2030-01-07T08:02:00.000Z' });
+    const last = entryUpdates(seen).findLast((u) => u.entry.actorId === id);
+    expect(last?.actor).toMatchObject({ state: 'scheduled', target: '2030-01-07T08:02:00.000Z' });
     stream.close();
   });
 
@@ -213,9 +224,9 @@ describe('a client’s inspector feed', () => {
   it('a client that falls more than its bound behind gets a fresh snapshot instead of the missed updates', async () => {
     t = await startTestHost();
     expect(MAX_PENDING_UPDATES).toBeGreaterThan(0);
-    const feed = openInspectorFeed(t.host.inspector, { sessionId: 'demo' }, 4);
+    const feed = openInspectorFeed(t.host.inspector, {}, { limits: { maxMessages: 4, maxBytes: Number.POSITIVE_INFINITY } });
     expect((await feed.next())?.event).toBe('snapshot');
-    // One task creation records far more than four entries for the Session while nobody reads.
+    // One task creation records far more than four entries of actors in view while nobody reads.
     const id = await createTask('demo', 'Tick', 60);
     const message = await feed.next();
     expect(message?.event).toBe('snapshot');

@@ -121,6 +121,27 @@ describe('remote namespace over HTTP', () => {
     ]);
   });
 
+  it('POST …/pause takes an optional JSON body {note}: the note is shown until …/resume; a bad one is refused', async () => {
+    const { body: view } = await t.create('alpha', { title: 'Tick', prompt: 'tick', every_seconds: 60 });
+    const task = `/api/sessions/alpha/tasks/${view.id}`;
+    expect(await t.send('POST', `${task}/pause`, { note: 'x'.repeat(501) })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_selector' },
+    });
+    expect(await t.send('POST', `${task}/pause`, { note: 'why', id: 'sch_9' })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request' },
+    });
+    expect((await t.get<CatalogEntry>(task)).body.pausedAt).toBeUndefined();
+    const paused = await t.send<ScheduleView>('POST', `${task}/pause`, { note: 'Vendor outage' });
+    expect(paused).toMatchObject({ status: 200, body: { state: 'paused', pauseNote: 'Vendor outage' } });
+    expect((await t.get<CatalogEntry>(task)).body.pauseNote).toBe('Vendor outage');
+    expect((await t.get<CatalogEntry[]>('/api/catalog')).body[0]?.pauseNote).toBe('Vendor outage');
+    const resumed = await t.send<ScheduleView>('POST', `${task}/resume`);
+    expect(resumed.body.pauseNote).toBeUndefined();
+    expect((await t.get<CatalogEntry>(task)).body).not.toHaveProperty('pauseNote');
+  });
+
   it('POST …/trigger delivers a paused task once at once, with a manual receipt, and keeps it paused', async () => {
     const { body: view } = await t.create('alpha', daily);
     const task = `/api/sessions/alpha/tasks/${view.id}`;

@@ -9,6 +9,7 @@ import type {
   CatalogPage,
   CatalogRequest,
   DeleteResult,
+  DriftPage,
   DriftReport,
   ScheduleService,
   ScheduleView,
@@ -44,7 +45,7 @@ describe('ReplyOf', () => {
     expectTypeOf<ReplyOf<{ kind: 'remote'; method: 'catalog'; request: unknown }>>().toEqualTypeOf<
       CatalogEntry[] | CatalogPage | ToolFailure
     >();
-    expectTypeOf<ReplyOf<{ kind: 'remote'; method: 'drift'; request: { any: 1 } }>>().toEqualTypeOf<ToolFailure>();
+    expectTypeOf<ReplyOf<{ kind: 'remote'; method: 'drift'; request: { limit: 50 } }>>().toEqualTypeOf<DriftPage | ToolFailure>();
     expectTypeOf<ReplyOf<{ kind: 'remote'; method: 'reanchor'; request: TaskRef }>>().toEqualTypeOf<ScheduleView | ToolFailure>();
     expectTypeOf<ReplyOf<{ kind: 'remote'; method: 'reanchor'; request: { all: true } }>>().toEqualTypeOf<
       BulkReanchorResult | ToolFailure

@@ -244,6 +244,39 @@ describe('retrying and parked tasks', () => {
     expect(s.context.failure?.nextRetryAt).toBeUndefined();
   });
 
+  it('a row restored with a failure status starts with it and counts its attempts on; the backoff starts over', () => {
+    const stored = {
+      attempts: 5,
+      lastAt: '2030-01-01T08:05:00.000Z',
+      stage: 'resolve',
+      message: 'offline',
+      nextRetryAt: '2030-01-01T08:10:00.000Z',
+    } as const;
+    let [s] = initialTransition(taskMachine, { row: { ...row('2030-01-01T08:00:00.000Z'), failure: stored } });
+    expect(s.value).toBe('scheduled');
+    expect(s.context.failure).toEqual(stored);
+    [s] = transition(taskMachine, s, { type: 'clock.tick', now: at('2030-01-01T08:06:00.000Z') });
+    [s] = transition(taskMachine, s, { type: 'delivery.start' });
+    [s] = transition(taskMachine, s, failed('2030-01-01T08:06:00.000Z'));
+    expect(s.value).toBe('retrying');
+    expect(s.context.failure).toMatchObject({ attempts: 6, stage: 'flush', nextRetryAt: '2030-01-01T08:06:01.000Z' });
+  });
+
+  it('an edit whose written row carries an older stored failure keeps the failure the actor holds', () => {
+    let [s] = transition(taskMachine, failedOnce(), failed('2030-01-01T08:10:01.000Z'));
+    [s] = transition(taskMachine, s, { type: 'clock.tick', now: at('2030-01-01T08:10:02.000Z') });
+    [s] = transition(taskMachine, s, { type: 'delivery.start' });
+    [s] = transition(taskMachine, s, failed('2030-01-01T08:10:02.000Z'));
+    const older = { attempts: 1, lastAt: '2030-01-01T08:10:01.000Z', stage: 'flush', message: 'flush failed' } as const;
+    const [edited] = transition(taskMachine, s, {
+      type: 'task.updated',
+      row: { ...row('2030-01-01T08:10:00.000Z'), failure: older },
+      now: at('2030-01-01T08:10:02.500Z'),
+    });
+    expect(edited.context.failure).toMatchObject({ attempts: 2, lastAt: '2030-01-01T08:10:02.000Z' });
+    expect(edited.context.failure?.nextRetryAt).toBeUndefined();
+  });
+
   it('with retry off a failed task is parked: no retry time, and a tick (an unrelated wake) makes it overdue', () => {
     let [s] = transition(taskMachine, failedOnce(), failed('2030-01-01T08:10:01.000Z', false));
     expect(s.value).toBe('parked');

@@ -145,6 +145,30 @@ describe('remote.drift and remote.reanchor', () => {
     expect(h.changes).toHaveLength(3);
   });
 
+  it('remote.drift({limit}) answers the first drifted tasks in the report’s order and how many there are; bad requests are refused', async () => {
+    // Winter targets on 61 days (several tasks a day), stored in reverse; every fifth task ended (not drifted).
+    const tasks = Array.from({ length: 300 }, (_, i) => {
+      const n = 300 - i;
+      const task = driftedDaily(n, `s${i % 7}`, n % 5 === 0 ? 'inactive' : 'active');
+      const day = new Date(Date.parse('2030-01-02T07:00:00.000Z') + (n % 61) * 86_400_000).toISOString();
+      return { ...task, record: { ...task.record, scheduledAt: day } };
+    });
+    const h = await harness({ start: T0, storage: memoryStorage(documentWith(tasks)) });
+    const whole = await h.svc.remote.drift();
+    expect(whole.tasks).toHaveLength(240);
+    const page = await h.svc.remote.drift({ limit: 50 });
+    if ('code' in page) throw new Error(page.message);
+    expect(page).toEqual({ tzdata: TZ, total: 240, tasks: whole.tasks.slice(0, 50) });
+    expect(page.tasks.slice(0, 4).map((t) => t.id)).toEqual(['sch_61', 'sch_122', 'sch_183', 'sch_244']);
+    expect(await h.svc.remote.drift({ limit: 500 })).toEqual({ tzdata: TZ, total: 240, tasks: whole.tasks });
+    for (const limit of [0, 501, 1.5, '5']) {
+      expect(await h.svc.remote.drift({ limit } as never)).toMatchObject({ code: 'invalid_rule' });
+    }
+    for (const bad of [null, [], { limit: 5, sessionId: 's1' }]) {
+      expect(await h.svc.remote.drift(bad as never)).toMatchObject({ code: 'invalid_selector' });
+    }
+  });
+
   it('a bulk call for one Session moves only that Session’s drifted tasks', async () => {
     const storage = memoryStorage(documentWith([driftedDaily(1), driftedDaily(2, 's2'), driftedDaily(3)]));
     const h = await harness({ start: T0, storage });

@@ -1,6 +1,7 @@
 // The fault matrix (docs/delivery.md): resolve, followup, flush or the storage write failing, for a
-// one-shot and for a recurring task. Nothing is recorded while the fault lasts; once it clears the
-// retry delivers the reminder and records it once.
+// one-shot and for a recurring task. Nothing is recorded while the fault lasts but the failure
+// status (a Session fault's is written with the row); once it clears the retry delivers the
+// reminder, records it once and clears the status.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import type { FailurePoint } from '../../src/testing.ts';
 import { closeAll, create, harness, MINUTE, tick } from '../support/harness.ts';
@@ -9,6 +10,10 @@ afterEach(closeAll);
 
 const T0 = '2030-01-01T08:00:00.000Z';
 type Fault = FailurePoint | 'storage';
+
+/** The one task row the memory storage holds. */
+const storedRow = (storage: MemoryStorage) =>
+  (storage.document() as { tasks: Array<{ failure?: { stage: string; attempts: number } }> }).tasks[0] ?? {};
 const faults: Fault[] = ['resolve', 'followup', 'flush', 'storage'];
 const shapes = [
   { name: 'one-shot', args: { after_seconds: 60 }, recurring: false },
@@ -34,7 +39,11 @@ describe('fault matrix', () => {
         expect(
           ((await h.svc.remote.history({ sessionId: 's1', id: task.id, limit: 10 })) as { records: readonly unknown[] }).records,
         ).toEqual([]);
-        expect(storage.commitCount).toBe(commitsBefore);
+        // Only the failure write (a Session fault's status, stored with the row) is committed.
+        expect(storage.commitCount).toBe(commitsBefore + (fault === 'storage' ? 0 : 1));
+        const stored = storedRow(storage);
+        if (fault === 'storage') expect(stored.failure).toBeUndefined();
+        else expect(stored.failure).toMatchObject({ stage: fault, attempts: 1 });
         const [view] = (await h.svc.callTool('s1', 'schedule_list', {})) as Array<{ state: string }>;
         expect(view?.state).toBe('overdue');
         // Only a storage fault can leave a flushed message behind (at-least-once).
@@ -52,6 +61,8 @@ describe('fault matrix', () => {
         const [after] = await h.svc.remote.catalog();
         if (shape.recurring) expect(after).toMatchObject({ status: 'active', record: { scheduledAt: '2030-01-01T08:02:00.000Z' } });
         else expect(after?.status).toBe('inactive');
+        expect(after?.failure).toBeUndefined();
+        expect(storedRow(storage).failure).toBeUndefined();
         expect(h.logs.some((l) => l.level === 'warn' || l.level === 'error')).toBe(true);
       });
     }

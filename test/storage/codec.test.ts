@@ -2,7 +2,7 @@
 // encoding is deterministic and canonical, rows without status read as active, stored targets
 // and zone aliases are kept, and journal batch lines round-trip the same way — rows that are
 // paused or await a run-now delivery and receipts of run-now or coalesced deliveries included,
-// also through delivery deltas.
+// also through delivery deltas (which clear a failure status and keep a pause note).
 import fc from 'fast-check';
 import {
   applyDeliveryDelta,
@@ -21,7 +21,7 @@ import { isCanonicalInstantText } from '../../src/domain/codec/instantText.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
 import { parseCanonicalInstant } from '../../src/domain/instant.ts';
 import { withDelivery } from '../../src/domain/retention.ts';
-import type { DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
+import type { DeliveryFailure, DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
 import { deliveredRow, domainArb, receipt, row, rowArb } from './fixtures.ts';
 
 const SEED = 20300101;
@@ -213,6 +213,12 @@ describe('domain codec', () => {
 
 describe('delivery deltas with the run-state members', () => {
   const LIMITS = { days: 30, records: 3 };
+  const STORED_FAILURE: DeliveryFailure = {
+    attempts: 3,
+    lastAt: '2030-01-01T08:01:03.000Z',
+    stage: 'flush',
+    message: 'fake Session s1: flush failed',
+  };
   const through = (base: TaskRow, next: TaskRow): TaskRow => {
     const delta = deliveryDeltaOf(base, next);
     if (delta === undefined) throw new Error('expected a delta');
@@ -235,6 +241,28 @@ describe('delivery deltas with the run-state members', () => {
     }
     expect(current.pausedAt).toBe('2030-01-01T08:00:00.000Z');
     expect(current.deliveryHistory?.records.map((r) => r.trigger ?? r.missed)).toEqual(['manual', 3, 'manual']);
+  });
+
+  it('the delivery that clears a failure status is a delta, and replaying it clears the status', () => {
+    const failing: TaskRow = { ...deliveredRow(4, 2), failure: STORED_FAILURE };
+    const { failure: _cleared, ...delivered } = withDelivery(failing, receipt(4100), LIMITS);
+    const replayed = through(failing, delivered);
+    expect(replayed).toEqual(delivered);
+    expect(replayed.failure).toBeUndefined();
+  });
+
+  it('a row that still carries a failure status after the delivery is no delta', () => {
+    const failing: TaskRow = { ...deliveredRow(5, 2), failure: STORED_FAILURE };
+    expect(deliveryDeltaOf(failing, withDelivery(failing, receipt(5100), LIMITS))).toBeUndefined();
+  });
+
+  it('a delivery of a paused row keeps its note through a delta; setting or clearing the note is no delta', () => {
+    const paused: TaskRow = { ...deliveredRow(6, 1), pausedAt: '2030-01-01T08:00:00.000Z', pauseNote: 'Vendor outage' };
+    const delivered = withDelivery(paused, receipt(6100), LIMITS);
+    expect(through(paused, delivered)).toEqual(delivered);
+    const { pauseNote: _dropped, ...withoutNote } = delivered;
+    expect(deliveryDeltaOf(paused, withoutNote)).toBeUndefined();
+    expect(deliveryDeltaOf(paused, { ...delivered, pauseNote: 'Another reason' })).toBeUndefined();
   });
 
   it('a delivery that sets or clears pausedAt or triggeredAt is no delta (the journal writes the whole row)', () => {

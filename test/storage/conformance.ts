@@ -4,7 +4,7 @@
 // close. Run it from one `.test.ts` file per adapter.
 import { encodeDocument } from '../../src/domain/codec/index.ts';
 import { withDelivery } from '../../src/domain/retention.ts';
-import type { DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
+import type { DeliveryFailure, DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
 import type { ScheduleStorage } from '../../src/ports.ts';
 import { deliveredRow, KINDS, receipt, row } from './fixtures.ts';
 
@@ -112,6 +112,35 @@ export function describeStorageConformance(name: string, harness: StorageHarness
       ]);
       await second.storage.close();
       expect(store.document()).toEqual(JSON.parse(encodeDocument({ tasks: [paused, waiting], nextTaskNumber: 3 })));
+    });
+
+    it('failure statuses and pause notes survive commits and reopen; the delivery that clears a status stores the row without it', async () => {
+      const store = await harness.fresh();
+      const first = await reopen(store);
+      const limits = { days: 30, records: 4 };
+      const failure = (attempts: number): DeliveryFailure => ({
+        attempts,
+        lastAt: `2030-01-01T08:0${attempts}:00.000Z`,
+        stage: 'resolve',
+        message: `Session store offline (attempt ${attempts}) ${'/very/long/path'.repeat(100)}`,
+        nextRetryAt: `2030-01-01T08:0${attempts}:05.000Z`,
+      });
+      let failing: TaskRow = { ...deliveredRow(1, 2), failure: failure(1) };
+      const noted: TaskRow = { ...row(2, 'cron'), pausedAt: '2030-01-01T08:00:00.000Z', pauseNote: 'Vendor outage — back on Monday' };
+      await first.storage.commit({ puts: [failing, noted], deletes: [], nextTaskNumber: 3 });
+      failing = { ...failing, failure: failure(2) };
+      await first.storage.commit({ puts: [failing], deletes: [] });
+      await first.storage.close();
+      const second = await reopen(store);
+      expect(second.domain.tasks).toEqual([failing, noted]);
+      const { failure: _cleared, ...delivered } = withDelivery(failing, receipt(7000), limits);
+      await second.storage.commit({ puts: [delivered], deletes: [] });
+      await second.storage.close();
+      const third = await reopen(store);
+      expect(third.domain.tasks).toEqual([delivered, noted]);
+      expect(third.domain.tasks[0]).not.toHaveProperty('failure');
+      await third.storage.close();
+      expect(store.document()).toEqual(JSON.parse(encodeDocument({ tasks: [delivered, noted], nextTaskNumber: 3 })));
     });
 
     it('a put replaces the row in place, a delete removes it, deleting an absent id changes nothing', async () => {

@@ -1,11 +1,11 @@
 // Sample task rows of every kind for the storage tests, and fast-check arbitraries that generate
 // valid rows and whole valid domains (ids `sch_<n>`, canonical cron expressions, stored zones
 // including the alias Asia/Calcutta, histories whose latest receipt is `lastDelivery`), optionally
-// with the run-state members (`pausedAt`, `triggeredAt` on active rows; `trigger`, `missed`,
-// `firstMissed` on receipts).
+// with the run-state members (`pausedAt`, `pauseNote`, `triggeredAt` and a failure status on
+// active rows; `trigger`, `missed`, `firstMissed` on receipts).
 import fc from 'fast-check';
 import type { DomainSnapshot } from '../../src/domain/codec/index.ts';
-import type { DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
+import type { DeliveryFailure, DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
 
 export const T0 = '2030-01-01T08:00:00.000Z';
 
@@ -154,12 +154,36 @@ const deliveryArb = (
       }),
     );
 
-/** `pausedAt` and `triggeredAt`, each maybe present, for an active row. */
-const runStateArb: fc.Arbitrary<Pick<TaskRow, 'pausedAt' | 'triggeredAt'>> = fc
-  .tuple(fc.option(instant, { nil: undefined }), fc.option(instant, { nil: undefined }))
-  .map(([pausedAt, triggeredAt]) => ({
+/** A failure status: any stage, a message up to the cap (any text), a next retry or none. */
+const failureArb: fc.Arbitrary<DeliveryFailure> = fc
+  .tuple(
+    fc.integer({ min: 1, max: 1_000_000 }),
+    instant,
+    fc.constantFrom('resolve' as const, 'followup' as const, 'flush' as const, 'commit' as const),
+    fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.constant('x'.repeat(2000))),
+    fc.option(instant, { nil: undefined }),
+  )
+  .map(([attempts, lastAt, stage, message, nextRetryAt]) => ({
+    attempts,
+    lastAt,
+    stage,
+    message,
+    ...(nextRetryAt === undefined ? {} : { nextRetryAt }),
+  }));
+
+/** `pausedAt` (maybe with a pause note), `triggeredAt` and a failure status, each maybe present, for an active row. */
+const runStateArb: fc.Arbitrary<Pick<TaskRow, 'pausedAt' | 'pauseNote' | 'triggeredAt' | 'failure'>> = fc
+  .tuple(
+    fc.option(instant, { nil: undefined }),
+    fc.option(fc.string({ unit: 'binary', minLength: 1, maxLength: 500 }), { nil: undefined }),
+    fc.option(instant, { nil: undefined }),
+    fc.option(failureArb, { nil: undefined }),
+  )
+  .map(([pausedAt, pauseNote, triggeredAt, failure]) => ({
     ...(pausedAt === undefined ? {} : { pausedAt }),
+    ...(pausedAt === undefined || pauseNote === undefined ? {} : { pauseNote }),
     ...(triggeredAt === undefined ? {} : { triggeredAt }),
+    ...(failure === undefined ? {} : { failure }),
   }));
 
 /** A valid row for task id `id`; with `runState`, active rows may be paused or run now and receipts carry the run members. */

@@ -2,7 +2,8 @@
 // `npm test`) and for the real server (`npm run test:postgres`): migrations applied once and
 // recorded, a newer schema refused, corrupt rows refused naming the row, text the codec accepts
 // kept exactly, ids held by another Session refused, the task-number sequence, the query columns,
-// an open scoped to some shards, and the service running on the storage across a restart.
+// the failure-status columns, an open scoped to some shards, and the service running on the storage
+// across a restart (a failure status and a pause note included).
 
 import { sessionGroupId } from '../../machines/events.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
@@ -214,6 +215,52 @@ export function describePostgresBehaviour(name: string, backend: () => PostgresB
   });
 
   describe(`postgresStorage on ${name}: under the service`, () => {
+    it('a failure status and a pause note survive a restart of the service; the failure columns follow the row', async () => {
+      const schema = schemaOf();
+      const clock = createManualClock('2030-01-01T09:00:00Z');
+      const sessions = createFakeSessions();
+      const quiet = { warn: () => undefined, error: () => undefined };
+      const open = () =>
+        createScheduleService({ sessions, storage: postgresStorage({ pool: backend().pool, schema }), clock, logger: quiet });
+      const failureColumns = async () =>
+        (
+          await run(
+            backend().admin,
+            `select id, failure_stage, failure_attempts,
+               to_char(failed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as failed_at
+             from "${schema}".tasks order by position`,
+          )
+        ).rows;
+      const first = await open();
+      await first.callTool('demo', 'schedule_create', { title: 'Call', prompt: 'Call back.', after_seconds: 60 });
+      await first.callTool('demo', 'schedule_create', { title: 'Report', prompt: 'Send it.', every_seconds: 3600 });
+      await first.remote.pause({ sessionId: 'demo', id: 'sch_2', note: 'Vendor outage' });
+      sessions.failNext('demo', 'flush');
+      await clock.advance(60_000);
+      await first.whenIdle();
+      expect(await failureColumns()).toEqual([
+        { id: 'sch_1', failure_stage: 'flush', failure_attempts: 1, failed_at: '2030-01-01T09:01:00.000Z' },
+        { id: 'sch_2', failure_stage: null, failure_attempts: null, failed_at: null },
+      ]);
+      await first.close();
+
+      const second = await open();
+      expect(await second.remote.get({ sessionId: 'demo', id: 'sch_1' })).toMatchObject({
+        failure: { attempts: 1, stage: 'flush', message: 'fake Session demo: flush failed' },
+      });
+      expect(await second.remote.get({ sessionId: 'demo', id: 'sch_2' })).toMatchObject({ pauseNote: 'Vendor outage' });
+      sessions.failNext('demo', 'flush');
+      await clock.advance(0); // the restored task is tried again at once, and fails again
+      await second.whenIdle();
+      expect(await second.remote.get({ sessionId: 'demo', id: 'sch_1' })).toMatchObject({ failure: { attempts: 2 } });
+      expect((await failureColumns())[0]).toMatchObject({ failure_stage: 'flush', failure_attempts: 2 });
+      await clock.advance(5_000);
+      await second.whenIdle();
+      expect(await second.remote.get({ sessionId: 'demo', id: 'sch_1' })).not.toHaveProperty('failure');
+      expect((await failureColumns())[0]).toEqual({ id: 'sch_1', failure_stage: null, failure_attempts: null, failed_at: null });
+      await second.close();
+    });
+
     it('a reminder created, delivered and recorded survives a restart of the service', async () => {
       const schema = schemaOf();
       const clock = createManualClock('2030-01-01T09:00:00Z');

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
-import type { ScheduleStorage, SessionController } from '../../src/ports.ts';
+import type { ScheduleMetrics, ScheduleStorage, SessionController } from '../../src/ports.ts';
 import type { ScheduleConfig } from '../../src/runtime/config.ts';
 import { createScheduleService, type ScheduleChange, type ScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock, type FakeSessions, type ManualClock } from '../../src/testing.ts';
@@ -25,6 +25,7 @@ export interface HarnessOptions {
   readonly controller?: SessionController;
   readonly storage?: ScheduleStorage;
   readonly config?: ScheduleConfig;
+  readonly metrics?: ScheduleMetrics;
   /** Let `clock.advance` wait for the service to go idle (default). Off for tests that hold a delivery open. */
   readonly attachClock?: boolean;
 }
@@ -42,6 +43,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     storage,
     clock,
     ...(options.config === undefined ? {} : { config: options.config }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     logger: {
       warn: (msg, data) => logs.push({ level: 'warn', msg, data }),
       error: (msg, data) => logs.push({ level: 'error', msg, data }),

@@ -41,6 +41,13 @@ export interface Migration {
  *
  * Version 7: `storage_owner`, at most one row: the plain (unfenced) storage that writes the
  * schema — its random token, who it is, and when its lease runs out by the database's clock.
+ *
+ * Version 8: `remembered_calls`, the answers of idempotent calls by Session and `callId`.
+ *
+ * Version 9: `failure_stage`, `failure_attempts` and `failed_at` on `tasks`, null unless the row
+ * carries a failure status (docs/delivery.md): the stage and count of its failed attempts and when
+ * the latest failed, copied from the row for queries (the row itself holds the whole status), with
+ * a partial index of the failing tasks by shard.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -155,6 +162,17 @@ create table {schema}.remembered_calls (
   primary key (session_id, call_id)
 );
 create index remembered_calls_shard on {schema}.remembered_calls (shard);
+`,
+  },
+  {
+    version: 9,
+    name: 'tasks_failure',
+    sql: `
+alter table {schema}.tasks
+  add column failure_stage text check (failure_stage in ('resolve', 'followup', 'flush', 'commit')),
+  add column failure_attempts integer check (failure_attempts >= 1),
+  add column failed_at timestamptz;
+create index tasks_failing on {schema}.tasks (shard) where failure_stage is not null;
 `,
   },
 ];

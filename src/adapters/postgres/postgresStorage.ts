@@ -369,13 +369,16 @@ export class PostgresStorage implements ScheduleStorage {
     }
     if (columns.length > 0) {
       const result = await client.query(
-        `insert into ${q}.tasks as t (id, session_id, shard, status, next_target, row, committed_by, committed_epoch)
-         select id, session_id, shard, status, next_target, row, $7, committed_epoch
-         from unnest($1::text[], $2::text[], $3::smallint[], $4::text[], $5::timestamptz[], $6::json[], $8::bigint[])
-           with ordinality as u(id, session_id, shard, status, next_target, row, committed_epoch, ord)
+        `insert into ${q}.tasks as t (id, session_id, shard, status, next_target, row, committed_by, committed_epoch,
+           failure_stage, failure_attempts, failed_at)
+         select id, session_id, shard, status, next_target, row, $7, committed_epoch, failure_stage, failure_attempts, failed_at
+         from unnest($1::text[], $2::text[], $3::smallint[], $4::text[], $5::timestamptz[], $6::json[], $8::bigint[],
+             $9::text[], $10::integer[], $11::timestamptz[])
+           with ordinality as u(id, session_id, shard, status, next_target, row, committed_epoch, failure_stage, failure_attempts, failed_at, ord)
          order by ord
          on conflict (id) do update set shard = excluded.shard, status = excluded.status, next_target = excluded.next_target,
-           row = excluded.row, version = t.version + 1, committed_by = excluded.committed_by, committed_epoch = excluded.committed_epoch
+           row = excluded.row, version = t.version + 1, committed_by = excluded.committed_by, committed_epoch = excluded.committed_epoch,
+           failure_stage = excluded.failure_stage, failure_attempts = excluded.failure_attempts, failed_at = excluded.failed_at
          where t.session_id = excluded.session_id
          returning t.id`,
         [
@@ -387,6 +390,9 @@ export class PostgresStorage implements ScheduleStorage {
           columns.map((c) => c.row),
           writer?.hostId ?? null,
           columns.map((c) => writer?.epochs.get(c.shard) ?? null),
+          columns.map((c) => c.failureStage),
+          columns.map((c) => c.failureAttempts),
+          columns.map((c) => c.failedAt),
         ],
       );
       if ((result.rowCount ?? result.rows.length) !== columns.length) {

@@ -1,5 +1,6 @@
 // A task row as the PostgreSQL storage writes it: the row's deterministic JSON encoding (the
-// file storage's codec) and the columns queries need beside it. The row is kept as `json`, not
+// file storage's codec) and the columns queries need beside it (its failure status's stage,
+// attempts and time among them). The row is kept as `json`, not
 // `jsonb`: `json` keeps the text exactly, and accepts every string the codec accepts, where
 // `jsonb` refuses `\u0000` and unpaired surrogates (which a prompt may hold). The Session id is
 // also a `text` column, which holds neither; such a Session id is refused before anything is sent.
@@ -16,6 +17,10 @@ export interface StoredRowColumns {
   readonly status: string;
   readonly nextTarget: string;
   readonly row: string;
+  /** The failure status's stage, attempts and latest failure (all null without one): for queries, copied from the row. */
+  readonly failureStage: string | null;
+  readonly failureAttempts: number | null;
+  readonly failedAt: string | null;
 }
 
 /** True when PostgreSQL `text` can hold the string unchanged (no NUL, no unpaired surrogate). */
@@ -49,5 +54,8 @@ export function encodeStoredRow(row: TaskRow): StoredRowColumns {
     status: row.status,
     nextTarget: row.record.scheduledAt,
     row: encodeRow(row),
+    failureStage: row.failure?.stage ?? null,
+    failureAttempts: row.failure?.attempts ?? null,
+    failedAt: row.failure?.lastAt ?? null,
   };
 }

@@ -9,8 +9,10 @@
 // against replaying a delta onto another version of the row; receipts refer to their prompt as in
 // a stored row (`promptRef`), against the resulting record and the receipt before each. Applying a
 // delta checks everything the row decoder would for the receipts it adds. A delta never changes a
-// row's `pausedAt` or `triggeredAt`: the row keeps the base's, and a delivery that sets or clears
-// either (a run-now delivery clears `triggeredAt`) is journalled as a whole row instead.
+// row's `pausedAt`, `pauseNote` or `triggeredAt`: the row keeps the base's, and a delivery that
+// sets or clears one (a run-now delivery clears `triggeredAt`) is journalled as a whole row
+// instead. A delta clears the base's failure status, as the delivery it records does; a row that
+// carries one after the delivery is journalled whole.
 import { isValidId } from '../fields.ts';
 import { sameRecordRule } from '../records.ts';
 import type { DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
@@ -64,7 +66,8 @@ function appendedHistory(base: TaskRow, next: TaskRow): Appended | undefined {
   const latest = next.lastDelivery;
   if (before === undefined || after === undefined || latest === undefined) return undefined;
   if (base.sessionId !== next.sessionId || before.earlierRecordsUnavailable !== after.earlierRecordsUnavailable) return undefined;
-  if (base.pausedAt !== next.pausedAt || base.triggeredAt !== next.triggeredAt) return undefined;
+  if (base.pausedAt !== next.pausedAt || base.pauseNote !== next.pauseNote || base.triggeredAt !== next.triggeredAt) return undefined;
+  if (next.failure !== undefined) return undefined;
   if (after.earlierRecordsPruned === undefined && before.earlierRecordsPruned !== undefined) return undefined;
   if (!sameRecordButTarget(base.record, next.record)) return undefined;
   const old = before.records;
@@ -95,7 +98,7 @@ function appendedHistory(base: TaskRow, next: TaskRow): Appended | undefined {
 /**
  * The delta that turns `base` into `next`, or undefined when `next` is not a delivery on top of
  * `base` (another Session, an edited record, a history that was not appended to, no saved history)
- * or changes what a delta does not carry (`pausedAt`, `triggeredAt`).
+ * or changes what a delta does not carry (`pausedAt`, `pauseNote`, `triggeredAt`, a failure status it keeps).
  */
 export function deliveryDeltaOf(base: TaskRow, next: TaskRow): DeliveryDelta | undefined {
   const appended = appendedHistory(base, next);
@@ -215,6 +218,7 @@ function appendDelivery(base: TaskRow, history: DeliveryHistory, where: Where, c
   const flag = change.earlierRecordsPruned;
   const row: { -readonly [K in keyof TaskRow]: TaskRow[K] } = { sessionId: base.sessionId, status: change.status, record: change.record };
   if (base.pausedAt !== undefined) row.pausedAt = base.pausedAt;
+  if (base.pauseNote !== undefined) row.pauseNote = base.pauseNote;
   if (base.triggeredAt !== undefined) row.triggeredAt = base.triggeredAt;
   row.lastDelivery = newest;
   row.deliveryHistory =

@@ -1,11 +1,15 @@
 // Strict decoding and deterministic encoding of one task row: the Session binding, status,
-// record, when it was paused or a run-now requested, latest receipt and saved history
-// (docs/tasks.md, docs/storage.md). A row without `status` reads as `active`; encoding always
-// writes it, with keys in the fixed order sessionId, status, record, pausedAt, triggeredAt,
-// lastDelivery, deliveryHistory (the optional members only when present). `pausedAt` and
-// `triggeredAt` are canonical UTC instants that only an active row may carry. Receipts refer to
-// the record's prompt (or the previous receipt's) instead of repeating it (see receipt.ts).
+// record, when it was paused (and why) or a run-now requested, the failure status, latest receipt
+// and saved history (docs/tasks.md, docs/storage.md). A row without `status` reads as `active`;
+// encoding always writes it, with keys in the fixed order sessionId, status, record, pausedAt,
+// pauseNote, triggeredAt, failure, lastDelivery, deliveryHistory (the optional members only when
+// present). `pausedAt` and `triggeredAt` are canonical UTC instants, `pauseNote` is 1–500
+// characters beside a `pausedAt`, and `failure` is a failure status (failure.ts): only an active
+// row carries any of them. Receipts refer to the record's prompt (or the previous receipt's)
+// instead of repeating it (see receipt.ts).
+import { MAX_PAUSE_NOTE_LENGTH } from '../pause.ts';
 import type { DeliveryReceipt, TaskRow } from '../types.ts';
+import { decodeFailure, encodeFailure } from './failure.ts';
 import { decodeHistory, decodeReceipt, encodeHistory, encodeReceipt } from './receipt.ts';
 import { decodeRecord, encodeRecord, readInstant } from './record.ts';
 import { corrupt, describe, isBoundedString, isPlainObject, type Place, readObject, type Where } from './strict.ts';
@@ -14,7 +18,7 @@ import { corrupt, describe, isBoundedString, isPlainObject, type Place, readObje
 export const MAX_SESSION_ID_LENGTH = 256;
 
 const ROW_REQUIRED = ['sessionId', 'record'] as const;
-const ROW_OPTIONAL = ['status', 'pausedAt', 'triggeredAt', 'lastDelivery', 'deliveryHistory'] as const;
+const ROW_OPTIONAL = ['status', 'pausedAt', 'pauseNote', 'triggeredAt', 'failure', 'lastDelivery', 'deliveryHistory'] as const;
 
 /** The row members that describe an active task's run state, in stored order. */
 const RUN_STATE = ['pausedAt', 'triggeredAt'] as const;
@@ -70,6 +74,17 @@ export function decodeRow(value: unknown, where: Where): TaskRow {
     readInstant(raw[field], where, field);
     if (raw.status === 'inactive') corrupt(where, field, 'cannot be stored on an inactive row (only an active task is paused or run now)');
   }
+  if (Object.hasOwn(raw, 'pauseNote')) {
+    if (!isBoundedString(raw.pauseNote, MAX_PAUSE_NOTE_LENGTH)) {
+      corrupt(where, 'pauseNote', `must be a string of 1 to ${MAX_PAUSE_NOTE_LENGTH} characters, found ${describe(raw.pauseNote)}`);
+    }
+    if (!Object.hasOwn(raw, 'pausedAt'))
+      corrupt(where, 'pauseNote', 'can only be stored beside pausedAt (a note says why a task is paused)');
+  }
+  if (Object.hasOwn(raw, 'failure')) {
+    decodeFailure(raw.failure, where, 'failure');
+    if (raw.status === 'inactive') corrupt(where, 'failure', 'cannot be stored on an inactive row (a committed delivery clears it)');
+  }
   let lastDelivery: DeliveryReceipt | undefined;
   if (Object.hasOwn(raw, 'lastDelivery')) {
     lastDelivery = decodeReceipt(raw.lastDelivery, where, 'lastDelivery', { record: recordPrompt, previous: null });
@@ -84,7 +99,9 @@ export function decodeRow(value: unknown, where: Where): TaskRow {
 export function encodeRowObject(row: TaskRow): Record<string, unknown> {
   const out: Record<string, unknown> = { sessionId: row.sessionId, status: row.status, record: encodeRecord(row.record) };
   if (row.pausedAt !== undefined) out.pausedAt = row.pausedAt;
+  if (row.pauseNote !== undefined) out.pauseNote = row.pauseNote;
   if (row.triggeredAt !== undefined) out.triggeredAt = row.triggeredAt;
+  if (row.failure !== undefined) out.failure = encodeFailure(row.failure);
   const prompt = row.record.prompt;
   if (row.lastDelivery !== undefined) out.lastDelivery = encodeReceipt(row.lastDelivery, { record: prompt, previous: null });
   if (row.deliveryHistory !== undefined) out.deliveryHistory = encodeHistory(row.deliveryHistory, prompt);
