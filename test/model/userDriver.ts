@@ -132,15 +132,17 @@ export class UserDriver {
         break;
       }
       case 'reopen': {
-        // A failure status describes the running service's attempts: it is not stored.
-        const catalog = (await svc.remote.catalog()).map(({ failure: _, ...entry }) => entry);
+        // The rows are compared without the failure status: a failed receipt write (stage commit) is
+        // not stored as one, so it is the one member a restart may change (test/service/failureStatus.test.ts).
+        const withoutFailure = (entries: readonly CatalogEntry[]) => entries.map(({ failure: _, ...entry }) => entry);
+        const catalog = withoutFailure(await svc.remote.catalog());
         const stored = await world.reopen();
         if (before.matches('committing')) {
           // the close wrote the receipt that waited: the stored rows are what the new service reads
           this.expectStored(stored, await this.svc.remote.catalog(), before.context.receipts + 1);
         } else {
           this.expectStored(stored, catalog, before.context.receipts);
-          expect(await this.svc.remote.catalog()).toEqual(catalog);
+          expect(withoutFailure(await this.svc.remote.catalog())).toEqual(catalog);
         }
         await world.clock.advance(0);
         break;
