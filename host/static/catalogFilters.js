@@ -1,7 +1,7 @@
 // The catalog's search box and filters: the text (applied as you type, after a 250 ms pause), the
 // Session (a searchable field: applied once what is typed is one of the Host's Session ids, or
 // at Enter, and cleared when emptied), the kind, the state, the order and "Drifted only".
-import { html, useEffect, useState } from './html.js';
+import { html, useEffect, useSettled, useState } from './html.js';
 import { SessionField, useSessionSuggestions } from './sessionField.js';
 
 /** The pause in typing after which the search is applied. */
@@ -23,16 +23,6 @@ const SORTS = [
   ['lastDelivery', 'Last delivery, newest first'],
   ['title', 'Title'],
 ];
-
-/** `value` once it has stayed the same for `ms`. */
-function useSettled(value, ms) {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
-}
 
 /** The search box and the filters; `onChange(patch)` with the changed members. */
 export function CatalogFilters({ query, onChange }) {

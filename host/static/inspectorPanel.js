@@ -13,7 +13,7 @@
 // replica's: one supervisor per shard it holds.
 import { listenToEvents } from './api.js';
 import { ClusterView, useCluster } from './clusterView.js';
-import { html, useCallback, useEffect, useMemo, useRef, useState } from './html.js';
+import { html, useCallback, useEffect, useMemo, useRef, useSettled, useState } from './html.js';
 import { applySnapshot, applyUpdate, EVENTS_KEPT, emptyInspector, readSuperjson, sessionChoices } from './inspectorState.js';
 import { InspectorColumns } from './inspectorViews.js';
 import { registerPanel } from './panels.js';
@@ -89,16 +89,6 @@ function useThrottled(value, ms) {
     return () => clearTimeout(timer);
   }, [value, ms, shown]);
   return shown;
-}
-
-/** `value` once it has stayed the same for `ms`. */
-function useSettled(value, ms) {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
 }
 
 /** The Inspector tab over the shared page state (it reads the Session ids, `nowMs` and the catalog version). */
