@@ -8,8 +8,10 @@
 // then while the test clock delivers a burst of about 600 tasks, and how long the page then takes
 // to answer an evaluate. Nothing is asserted; figures only. `TAB=transcripts` opens another tab
 // instead (the page without the Inspector, for comparison); `COUNT_SSE=1` also counts what the
-// page's two streams carry during the burst.
-import { rm } from 'node:fs/promises';
+// page's two streams carry during the burst; `PROFILE=dir` writes the page's CPU profile of the
+// burst there (open it in Chromium's DevTools, Performance).
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import superjson from 'superjson';
 import { createHost } from '../host/createHost.ts';
 import { launchChromium } from '../test/e2e/browser.ts';
@@ -103,6 +105,9 @@ async function measure(n: number): Promise<void> {
           };
         })
       : undefined;
+    const profiler = process.env.PROFILE === undefined ? undefined : await context.newCDPSession(page);
+    await profiler?.send('Profiler.enable');
+    await profiler?.send('Profiler.start');
     const b0 = performance.now();
     for (let i = 0; i < 10; i++) {
       const r = await fetch(`${host.url}/api/test/clock`, {
@@ -120,6 +125,12 @@ async function measure(n: number): Promise<void> {
     // Let the last summary arrive and render.
     await page.waitForTimeout(1_500);
     const burstLongest = await longest();
+    if (profiler !== undefined && process.env.PROFILE !== undefined) {
+      const { profile } = await profiler.send('Profiler.stop');
+      const file = join(process.env.PROFILE, `inspector-${n}.cpuprofile`);
+      await writeFile(file, JSON.stringify(profile));
+      console.log(`page profile of the burst: ${file}`);
+    }
     if (counts !== undefined) console.log(JSON.stringify(counts.map((c) => c())));
     console.log(
       `burst of ${Math.round(((n / 3600) * stepMs) / 100)} deliveries (${ms(burstMs)} on the Host): longest main-thread task ${ms(burstLongest)}; an evaluate answered in ${ms(answerMs)} (${items} actors listed)`,

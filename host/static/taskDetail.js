@@ -117,7 +117,7 @@ export function TaskDetail({ entry, nowMs, historyVersion, transcriptHref, onDel
             <dd>${entry.lastDelivery ? html`${formatInZone(entry.lastDelivery.deliveredAt, browserZone())} · <a class="link" href=${transcriptHref(sessionId, entry.lastDelivery.messageId)}>${entry.lastDelivery.messageId}</a>` : 'never'}</dd>
           </dl>
           <div class="actions">
-            <${TaskActions} entry=${entry} nowMs=${nowMs} onDone=${operated} onError=${refused} />
+            <${TaskActions} entry=${entry} nowMs=${nowMs} onDone=${operated} onError=${refused} askNote />
             ${active && html`<button type="button" ref=${editButton} onClick=${startEditing}>Edit</button>`}
             <button type="button" class="danger" ref=${deleteButton} onClick=${confirm}>Delete</button>
           </div>`

@@ -118,6 +118,23 @@ function catalogRows(ctx: SlotContext, request: unknown): Iterable<TaskRow> {
   return row === undefined ? [] : [row];
 }
 
+/**
+ * The rows as a filter sees them: each with the failure status its actor holds. That is almost
+ * always the stored one, and then the row itself is handed on, so a page chosen from 100,000
+ * rows builds entries for its own rows only (`catalogEntry`, after the choice).
+ */
+function* withLiveFailure(ctx: SlotContext, rows: Iterable<TaskRow>): Generator<TaskRow> {
+  for (const row of rows) {
+    const failure = ctx.failureOf?.(row.record.id);
+    if (failure === row.failure) yield row;
+    else if (failure !== undefined) yield { ...row, failure };
+    else {
+      const { failure: _stale, ...rest } = row;
+      yield rest;
+    }
+  }
+}
+
 /** What a remote plan reads besides its slot: how much history is kept, and the time-zone data version in use. */
 export interface RemoteSettings {
   readonly retention: RetentionLimits;
@@ -137,8 +154,9 @@ function planMethod(
       const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
       return answer(rows.map(entryOf(ctx)));
     }
-    const page = catalogPage([...catalogRows(ctx, request)].map(entryOf(ctx)), request, ctx.now);
-    return answer({ ...page, counts: ctx.table.counts(ctx.now, filterSessionId(request)) });
+    const page = catalogPage(withLiveFailure(ctx, catalogRows(ctx, request)), request, ctx.now);
+    const entries = page.entries.map((row) => catalogEntry(row));
+    return answer({ ...page, entries, counts: ctx.table.counts(ctx.now, filterSessionId(request)) });
   }
   if (method === 'counts') return answer(ctx.table.counts(ctx.now, countsSessionId(request)));
   if (method === 'bulk') return planBulk(ctx, request, callId, entryOf(ctx));

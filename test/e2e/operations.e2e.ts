@@ -160,6 +160,25 @@ describe('operating tasks from the page', () => {
     expect(await historyOf('demo', id)).toEqual([]);
   });
 
+  it("the detail's Pause asks for a note, which the row and the detail then show", async () => {
+    const id = await createTask('demo', { title: 'Standup', every_seconds: 600 });
+    await openTask('Standup');
+    const detail = detailOf('Standup');
+    await detail.getByRole('button', { name: 'Pause', exact: true }).click();
+    const note = detail.getByLabel('Note (optional, why it is paused)');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), POLL).toBe('pause-note');
+    expect((await entryOf(id)).pausedAt).toBeUndefined();
+    await note.fill('room booked out this week');
+    await note.press('Enter');
+    await notice('Paused “Standup”: it is not delivered until resumed or run now.').waitFor();
+    await detail.locator('.badge.state-paused').waitFor();
+    expect(await detail.locator('.status-text').textContent()).toContain('room booked out this week');
+    await expect.poll(async () => rowOf('Standup').locator('.status-note').textContent(), POLL).toContain('room booked out this week');
+    expect(await entryOf(id)).toMatchObject({ pausedAt: '2030-01-07T08:00:00.000Z', pauseNote: 'room booked out this week' });
+    await page.screenshot({ path: join(RESULTS_DIR, 'operations-pause-note.png'), fullPage: true });
+    await expectNoSeriousViolations('pause note');
+  });
+
   it('Run now delivers an extra reminder, marked "run now" in the history, into the transcript', async () => {
     const id = await createTask('demo', { title: 'Tea', after_seconds: 3600 });
     await openTask('Tea');
