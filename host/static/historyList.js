@@ -1,6 +1,7 @@
 // A task's delivery history, newest first, one page at a time: "Older deliveries" follows the
 // Host's `nextBefore` cursor, "Newest" goes back to the first page. A new delivery reloads the
-// first page. Each row shows how late the delivery was (delivered − occurrence), marks a run-now
+// page shown: on the first page it appears; an older page (read before a fixed cursor) stays
+// where the reader is rather than jumping back to the newest. Each row shows how late the delivery was (delivered − occurrence), marks a run-now
 // delivery ("run now"), says how many missed occurrences were coalesced into it and since when,
 // and links to the message in the Session's transcript.
 import { api, taskPath } from './api.js';
@@ -21,7 +22,7 @@ export function HistoryList({ sessionId, id, version, transcriptHref, pageSize =
   const [error, setError] = useState(null);
   const zone = browserZone();
 
-  useEffect(() => setCursor(undefined), [sessionId, id, version]);
+  useEffect(() => setCursor(undefined), [sessionId, id]);
   useEffect(() => {
     let live = true;
     const query = `?limit=${pageSize}${cursor === undefined ? '' : `&before=${encodeURIComponent(cursor)}`}`;
