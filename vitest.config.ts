@@ -11,6 +11,8 @@ export default defineConfig({
       { find: /^agent-schedule\/testing$/, replacement: source('./src/testing.ts') },
       { find: /^agent-schedule\/machines$/, replacement: source('./machines/index.ts') },
       { find: /^agent-schedule\/postgres$/, replacement: source('./src/adapters/postgres/index.ts') },
+      { find: /^agent-schedule\/mcp$/, replacement: source('./src/mcp/index.ts') },
+      { find: /^agent-schedule\/console$/, replacement: source('./src/console/index.ts') },
     ],
   },
   test: {

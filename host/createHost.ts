@@ -1,22 +1,22 @@
 // `createHost`: the reference Host as one composable value — the scheduling stack (service, JSON
 // domain, file-backed Sessions; or, with `database`, one replica of a cluster on PostgreSQL)
-// behind the HTTP API and the web task page, listening on loopback by default. `npm start` runs it; tests start it in-process on an ephemeral port with
-// a test clock. The Node server gets the Host's limits (limits.ts): a connection cap, header,
-// request, body, keep-alive and idle timeouts. `close()` refuses new requests and streams, ends
+// behind the console (`agent-schedule/console`: the HTTP API and the web task page, mounted at the
+// root of a Node server), listening on loopback by default. `npm start` runs it; tests start it
+// in-process on an ephemeral port with a test clock. The Node server gets the Host's limits
+// (limits.ts): a connection cap, header, request, body, keep-alive and idle timeouts. `close()` refuses new requests and streams, ends
 // the open streams, closes the connections still open after the shutdown grace, then closes the
 // service (draining accepted work), so it always finishes.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import type { Hono } from 'hono';
 import type { ClusterService } from '../src/adapters/postgres/index.ts';
+import { isWildcardAddress } from '../src/console/allowedHosts.ts';
+import type { Console } from '../src/console/options.ts';
 import type { Clock, Logger, ScheduleConfig, ScheduleInspector } from '../src/index.ts';
 import { createManualClock, type ManualClock } from '../src/testing.ts';
 import type { HostDatabaseOptions } from './database.ts';
+import { createHostConsole, hostAllowedHosts } from './hostConsole.ts';
 import type { HostService } from './hostService.ts';
-import { isWildcardAddress } from './http/allowedHosts.ts';
-import { createHostApp } from './http/app.ts';
-import { hostIdentity } from './http/requestGuards.ts';
 import { type HostLimits, hostLimits } from './limits.ts';
 import type { FileSessions } from './sessions/fileSessions.ts';
 import { openHostStack } from './stack.ts';
@@ -102,7 +102,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const limits = hostLimits(options.limits);
   const hostname = options.hostname ?? DEFAULT_HOSTNAME;
   // A wildcard bind without an allow-list, or a malformed entry, is refused before the domain opens.
-  hostIdentity(hostname, DEFAULT_PORT, options.allowedHosts);
+  hostAllowedHosts(hostname, DEFAULT_PORT, options.allowedHosts);
   const logger = options.logger ?? consoleLogger;
   const testClock = options.testClock === undefined ? undefined : createManualClock(options.testClock);
   const clock = testClock ?? options.clock;
@@ -117,9 +117,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
   });
   testClock?.attach(stack.service);
 
-  let app: Hono | undefined;
+  let handler: Console | undefined;
   const server = createAdaptorServer({
-    fetch: (request, env) => app?.fetch(request, env) ?? new Response(null, { status: 503 }),
+    fetch: (request, env) => handler?.fetch(request, env) ?? new Response(null, { status: 503 }),
     serverOptions: {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
@@ -157,14 +157,14 @@ export async function createHost(options: HostOptions): Promise<Host> {
     });
   });
   const { port } = server.address() as AddressInfo;
-  const http = createHostApp({
+  const http = createHostConsole({
     stack,
     logger,
     limits,
-    identity: hostIdentity(hostname, port, options.allowedHosts),
+    allowedHosts: hostAllowedHosts(hostname, port, options.allowedHosts),
     ...(testClock === undefined ? {} : { testClock }),
   });
-  app = http.app;
+  handler = http;
 
   const urlHost = isWildcardAddress(hostname)
     ? hostname.includes(':')

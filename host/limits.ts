@@ -2,29 +2,17 @@
 // backlogs, how long a request's headers and body may take, how long an idle connection stays,
 // and how long shutdown waits for open connections before closing them. Each has a documented
 // default; `createHost({ limits })` overrides any of them, and `npm start` reads some from the
-// environment (host/env.ts).
+// environment (host/env.ts). The console's own limits (streams, backlogs, bodies) are among them.
+import { type ConsoleLimits, DEFAULT_CONSOLE_LIMITS } from '../src/console/limits.ts';
 
 /** What the Host lets its clients hold, and for how long. */
-export interface HostLimits {
+export interface HostLimits extends ConsoleLimits {
   /** Open TCP connections at once; a connection past the cap is closed as it arrives (default 256). */
   readonly maxConnections: number;
-  /**
-   * Live Server-Sent Events streams at once, `/api/events` and `/api/inspect/events` together; a
-   * stream past the cap is refused with 503 `too_many_streams` (default 64).
-   */
-  readonly maxStreams: number;
-  /**
-   * Bytes of messages that may wait for one stream's client (default 4 MiB). An `/api/events`
-   * client further behind is disconnected (a browser reconnects and reloads); an inspector
-   * client is sent a fresh snapshot instead of the missed updates.
-   */
-  readonly streamBacklogBytes: number;
   /** Time to receive a request's headers (default 10 s); then 408 and the connection is closed. */
   readonly headersTimeoutMs: number;
   /** Time to receive a whole request, headers and body (default 30 s); then 408 and the connection is closed. */
   readonly requestTimeoutMs: number;
-  /** Time for a handler to read a request's body (default 10 s); then 408 `request_timeout`. */
-  readonly bodyTimeoutMs: number;
   /** How long a kept-alive connection may wait idle for its next request (default 5 s). */
   readonly keepAliveTimeoutMs: number;
   /**
@@ -42,12 +30,10 @@ export interface HostLimits {
 
 /** The limits a Host has unless told otherwise. */
 export const DEFAULT_HOST_LIMITS: HostLimits = {
+  ...DEFAULT_CONSOLE_LIMITS,
   maxConnections: 256,
-  maxStreams: 64,
-  streamBacklogBytes: 4 * 1024 * 1024,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
-  bodyTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   idleTimeoutMs: 120_000,
   shutdownGraceMs: 3_000,

@@ -7,13 +7,14 @@
 // of a cluster (`createClusterService`) under its Host id — it holds its share of the 256 shards,
 // runs a schedule service per shard held (their actors all in the one inspector, keyed by shard:
 // shardInspection.ts) and answers for every Session, so several replicas on one schema deliver
-// each reminder once. The service reports to the stack's metrics (hostMetrics.ts), which
-// `GET /metrics` serves. The HTTP Host is built on it, and a process that only schedules and
+// each reminder once. The service reports to the stack's metrics (the console's prom-client
+// metrics), which the console's `GET /metrics` serves. The HTTP Host is built on it, and a process that only schedules and
 // delivers (a worker, a crash test) can open it alone. The storage (file mode only) and the
 // Session controller the service sees can be wrapped (instrumentation, fault injection) without
 // rebuilding the stack.
 import { join } from 'node:path';
 import { type ClusterService, createClusterService } from '../src/adapters/postgres/index.ts';
+import { type ConsoleMetrics, prometheusMetrics } from '../src/console/metrics.ts';
 import {
   type Clock,
   createScheduleInspector,
@@ -30,7 +31,6 @@ import {
   systemClock,
 } from '../src/index.ts';
 import { type HostDatabaseOptions, openHostDatabase } from './database.ts';
-import { createHostMetrics, type HostMetrics } from './hostMetrics.ts';
 import type { HostService } from './hostService.ts';
 import { createFileSessions, type FileSessions } from './sessions/fileSessions.ts';
 import { shardInspectionEvent } from './shardInspection.ts';
@@ -78,7 +78,7 @@ export interface HostStack<S extends HostService = HostService> {
   /** The feed to the Stately Inspector, when `inspectWs` was given. */
   readonly stately: StatelyFeed | undefined;
   /** What the service reports, as `GET /metrics` serves it. */
-  readonly metrics: HostMetrics;
+  readonly metrics: ConsoleMetrics;
   /** Closes the service (draining accepted work), waits for the Sessions' flushes, then detaches the inspectors. */
   close(): Promise<void>;
 }
@@ -118,7 +118,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
   let service: HostService | undefined;
   let cluster: ClusterService | undefined;
   // Read at each scrape; nothing is shown before the service is open.
-  const metrics = createHostMetrics(async () => {
+  const metrics = prometheusMetrics(async () => {
     const counts = await service?.remote.counts();
     return counts === undefined || 'code' in counts ? undefined : counts.all;
   });

@@ -8,7 +8,8 @@ import type { AnyActorRef } from 'xstate';
 import type { BulkProgress } from '../src/domain/bulk.ts';
 import type { AttemptFailure, RetryPolicy } from '../src/domain/retry.ts';
 import type { FailureStage, TaskRow } from '../src/domain/types.ts';
-import type { RemoteMethod, ScheduleReplyBody, ScheduleReplyEvent } from './replies.ts';
+import type { RemoteMethod, ScheduleCall } from './replies.ts';
+import type { ScheduleReplyBody, ScheduleReplyEvent } from './scheduleReply.ts';
 
 /** One unit of work in the supervisor's mailbox. `requestId` is null for internal commands. */
 export interface MailboxCommand {
@@ -29,13 +30,30 @@ export type {
   ReplyOf,
   ReplyValue,
   ScheduleCall,
-  ScheduleCallEvent,
-  ScheduleReplyBody,
-  ScheduleReplyError,
-  ScheduleReplyEvent,
   ToolCall,
   ToolCalls,
 } from './replies.ts';
+/** The `schedule.reply` a call is answered with, typed by its operation (scheduleReply.ts). */
+export type {
+  OpOf,
+  OpValue,
+  Refusal,
+  ScheduleOp,
+  ScheduleReply,
+  ScheduleReplyBody,
+  ScheduleReplyError,
+  ScheduleReplyEvent,
+  ScheduleReplyFailure,
+  ScheduleReplySuccess,
+} from './scheduleReply.ts';
+
+/** A call takes its place in the supervisor's mailbox; its reply goes to `replyTo`, else to the parent. */
+export interface ScheduleCallEvent {
+  readonly type: 'schedule.call';
+  readonly requestId: string;
+  readonly call: ScheduleCall;
+  readonly replyTo?: AnyActorRef;
+}
 
 /** Sent to the supervisor's parent after each committed change. */
 export interface ScheduleChangedEvent {

@@ -1,7 +1,14 @@
 // The public machines (`agent-schedule/machines`): a Host built on XState invokes
-// `scheduleSupervisor` — the supervisor with its real effect actors — as a child of its own system.
-// The one import of this folder from outside `xstate` and `src/domain`: the entry point re-exports
-// the assembled supervisor (the machines themselves never import the runtime).
+// `scheduleSupervisor` — the supervisor with its real effect actors — as a child of its own system,
+// or, as one Host of a cluster, `clusterSupervisor`, which speaks the same protocol. The two
+// imports of this folder from outside `xstate` and `src/domain`: the entry point re-exports the
+// assembled supervisor and the cluster's actor (the machines themselves never import either).
+export {
+  type ClusterSupervisor,
+  type ClusterSupervisorContext,
+  type ClusterSupervisorEvent,
+  clusterSupervisor,
+} from '../src/cluster/clusterSupervisor.ts';
 export {
   type ScheduleSupervisor,
   type ScheduleSupervisorInput,
@@ -21,10 +28,8 @@ export type {
   Operation,
   RemoteMethod,
   ScheduleCall,
+  ScheduleCallEvent,
   ScheduleChangedEvent,
-  ScheduleReplyBody,
-  ScheduleReplyError,
-  ScheduleReplyEvent,
   SupervisorEmitted,
   SupervisorRuntime,
 } from './events.ts';
@@ -37,10 +42,23 @@ export type {
   RemoteReplies,
   ReplyOf,
   ReplyValue,
-  ScheduleCallEvent,
   ToolCall,
   ToolCalls,
 } from './replies.ts';
+export {
+  callOp,
+  isRefusal,
+  type OpOf,
+  type OpValue,
+  type Refusal,
+  type ScheduleOp,
+  type ScheduleReply,
+  type ScheduleReplyBody,
+  type ScheduleReplyError,
+  type ScheduleReplyEvent,
+  type ScheduleReplyFailure,
+  type ScheduleReplySuccess,
+} from './scheduleReply.ts';
 export {
   type SessionGroupContext,
   type SessionGroupEvent,

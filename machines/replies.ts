@@ -1,11 +1,11 @@
-// The calls a Host sends the supervisor (`schedule.call`) and the answers it hears back
-// (`schedule.reply`), typed end to end: each call is one member of `ScheduleCall` per kind —
-// a model tool by name, a remote method, an archive admission call — and `ReplyOf` maps a call to
-// the value its reply carries, the one place where that correspondence is written down. The
-// values themselves are plain data declared in src/domain. A request is checked at run time (a
-// Host may pass parsed JSON on), so a call's request stays `unknown` here; the answer of a
-// refused request is part of the value.
-import type { AnyActorRef } from 'xstate';
+// The calls a Host sends the supervisor (`schedule.call`) and the answers they settle with, typed
+// end to end: each call is one member of `ScheduleCall` per kind — a model tool by name, a remote
+// method, an archive admission call — and `ReplyOf` maps a call to the value its promise resolves
+// with, the one place where that correspondence is written down (scheduleReply.ts types the
+// `schedule.reply` event from it). The values themselves are plain data declared in src/domain.
+// A request is checked at run time (a Host may pass parsed JSON on), so a call's request stays
+// `unknown` here; the answer of a refused request is part of the value. No XState type is read
+// here, so the main entry can name these types without loading XState's declarations.
 import type { BulkResult } from '../src/domain/bulk.ts';
 import type { CatalogPage } from '../src/domain/catalogPage.ts';
 import type { DriftReport } from '../src/domain/drift.ts';
@@ -120,8 +120,10 @@ type RemoteReplyOf<C extends RemoteCall> = C extends { readonly method: 'catalog
       : RemoteReplies[C['method']];
 
 /**
- * The value a call's reply carries when it resolves: a tool's answer per name (`ToolResult`), a
- * remote method's per method and request form, an archive call's per method.
+ * What a call's promise resolves with (`createScheduleService`), refusals included: a tool's
+ * answer per name (`ToolResult`), a remote method's per method and request form, an archive
+ * call's per method. The `schedule.reply` of an XState Host carries it split: a success as
+ * `value`, a refusal as `error` (`ScheduleReply`).
  */
 export type ReplyOf<C extends ScheduleCall> =
   C extends ToolCall<infer N>
@@ -137,22 +139,3 @@ export type ReplyOf<C extends ScheduleCall> =
  * command (a delivery commit), which no caller receives.
  */
 export type ReplyValue = ReplyOf<ScheduleCall> | null;
-
-/** What a refused call rejects with: a `ScheduleError` (`code`, `message`) or the abort reason. */
-export type ScheduleReplyError = Error & { readonly code?: string };
-
-/** How a call settles: the value its service method resolves with, or what it rejects with. */
-export type ScheduleReplyBody =
-  | { readonly ok: true; readonly value: ReplyValue }
-  | { readonly ok: false; readonly error: ScheduleReplyError };
-
-/** A call takes its place in the supervisor's mailbox; its reply goes to `replyTo`, else to the parent. */
-export interface ScheduleCallEvent {
-  readonly type: 'schedule.call';
-  readonly requestId: string;
-  readonly call: ScheduleCall;
-  readonly replyTo?: AnyActorRef;
-}
-
-/** The supervisor's answer to one `schedule.call`. */
-export type ScheduleReplyEvent = { readonly type: 'schedule.reply'; readonly requestId: string } & ScheduleReplyBody;

@@ -30,6 +30,7 @@ import type {
 } from './events.ts';
 import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
+import { callOp, replyBody, type ScheduleReplyBody } from './scheduleReply.ts';
 import { type SessionGroupContext, type SessionGroupEvent, type SessionRoute, sessionGroupLogic } from './sessionGroupMachine.ts';
 import type { AttemptRunEvent, AttemptRunnerRef, SessionEvent } from './sessionMachine.ts';
 
@@ -124,6 +125,30 @@ export function callOperation(call: ScheduleCall): Operation {
         : { kind: 'archive.stop', sessionId: call.sessionId };
   }
 }
+
+/** The operation a mailbox command answers for (its reply's `op`); an internal command has none. */
+function operationOp(operation: Operation): string {
+  switch (operation.kind) {
+    case 'tool':
+      return operation.name;
+    case 'remote':
+      return `remote.${operation.method}`;
+    case 'archive.activity':
+      return 'archive.sessionActivity';
+    case 'archive.stop':
+      return 'archive.sessionStop';
+    default:
+      return operation.kind;
+  }
+}
+
+/**
+ * The reply to request `requestId` of operation `op`. The slot planned this body for this call,
+ * so its value is the operation's answer; the compiler cannot follow that through the mailbox, so
+ * this is the one place the event is typed by its operation.
+ */
+const replyEvent = (requestId: string, op: string, body: ScheduleReplyBody): ScheduleReplyEvent =>
+  ({ type: 'schedule.reply', requestId, op, ...body }) as ScheduleReplyEvent;
 
 /** What the supervisor sends its slot runner: the commands of the slot at the head of the mailbox. */
 export interface SlotRunEvent {
@@ -344,7 +369,7 @@ export const supervisorMachine = setup({
       const parent: AnyActorRef | undefined = self._parent;
       // A call with a continuation is answered when its last step is done.
       if (command !== undefined && command.requestId !== null && outcome.continuation === undefined) {
-        const reply: ScheduleReplyEvent = { type: 'schedule.reply', requestId: command.requestId, ...outcome.reply };
+        const reply = replyEvent(command.requestId, operationOp(command.operation), outcome.reply);
         const target = command.replyTo ?? parent;
         if (target === undefined) enqueue.emit(reply);
         else enqueue.sendTo(target, reply);
@@ -358,12 +383,8 @@ export const supervisorMachine = setup({
     /** A call that arrives once the supervisor is closing is refused: nothing is left to run it. */
     refuseClosed: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'schedule.call') return;
-      const reply: ScheduleReplyEvent = {
-        type: 'schedule.reply',
-        requestId: event.requestId,
-        ok: false,
-        error: new ScheduleError('internal_error', 'The schedule service is closed.'),
-      };
+      const closed = new ScheduleError('internal_error', 'The schedule service is closed.');
+      const reply = replyEvent(event.requestId, callOp(event.call), replyBody({ reject: closed }));
       const target: AnyActorRef | undefined = event.replyTo ?? self._parent;
       if (target === undefined) enqueue.emit(reply);
       else enqueue.sendTo(target, reply);

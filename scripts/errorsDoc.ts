@@ -1,8 +1,8 @@
 // Builds docs/errors.md — the error catalog a person reads — from the one catalog in the code
 // (`ERROR_CATALOG` in src/domain/errors.ts) and the reference Host's status for each code
-// (host/http/failures.ts). Pure: `npm run docs` writes the text, and a test fails when the
+// (src/console/failures.ts). Pure: `npm run docs` writes the text, and a test fails when the
 // committed file differs from it.
-import { statusOf } from '../host/http/failures.ts';
+import { statusOf } from '../src/console/failures.ts';
 import { ERROR_CATALOG, ERROR_CODES, type ErrorCode } from '../src/domain/errors.ts';
 
 /** Where the generated page lives, relative to the repository root. */

@@ -1,5 +1,29 @@
 // The public API of agent-schedule (docs/api.md). Every export is listed by name.
 
+// The calls an XState Host sends the supervisor and their replies, typed by operation (plain data;
+// the actors themselves are in `agent-schedule/machines`)
+export type {
+  ArchiveCall,
+  ArchiveMethod,
+  RemoteCall,
+  RemoteMethod,
+  ReplyOf,
+  ScheduleCall,
+  ToolCall,
+} from '../machines/replies.ts';
+export {
+  callOp,
+  isRefusal,
+  type OpOf,
+  type OpValue,
+  type Refusal,
+  type ScheduleOp,
+  type ScheduleReply,
+  type ScheduleReplyError,
+  type ScheduleReplyEvent,
+  type ScheduleReplyFailure,
+  type ScheduleReplySuccess,
+} from '../machines/scheduleReply.ts';
 // Storage adapters
 export { type JsonFileStorageOptions, jsonFileStorage } from './adapters/jsonFileStorage.ts';
 export { memoryStorage } from './adapters/memoryStorage.ts';

@@ -4,7 +4,7 @@
 // in that order; the supervisor's `schedule.reply` settles the call's promise. The only state kept
 // here is the map from request id to the promise's resolvers (and the close in progress).
 import { type Actor, createActor, waitFor } from 'xstate';
-import type { ReplyOf, ReplyValue, ScheduleCall, ScheduleReplyError, ScheduleReplyEvent, SupervisorRuntime } from '../machines/events.ts';
+import type { ReplyOf, ReplyValue, ScheduleCall, ScheduleReplyEvent, SupervisorRuntime } from '../machines/events.ts';
 import { MAX_SESSION_ID_LENGTH } from './domain/codec/index.ts';
 import { ScheduleError } from './domain/errors.ts';
 import type { HistoryPage } from './domain/historyPage.ts';
@@ -132,7 +132,7 @@ export interface ScheduleService {
 /** How a pending call's promise settles once its reply arrives. */
 interface PendingCall {
   resolve(value: ReplyValue): void;
-  reject(error: ScheduleReplyError): void;
+  reject(error: unknown): void;
 }
 
 /** The `callId` member of a call, when the caller gave one (checked when the call runs). */
@@ -164,8 +164,9 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     const call = pending.get(reply.requestId);
     if (call === undefined) return;
     pending.delete(reply.requestId);
+    // A refusal written for the model resolves; a call that could not run rejects with what it threw.
     if (reply.ok) call.resolve(reply.value);
-    else call.reject(reply.error);
+    else call.reject(reply.thrown);
   }
 
   let closing: Promise<void> | null = null;

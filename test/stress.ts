@@ -1,5 +1,7 @@
-// `npm run stress [trials] [seed]`: every long-running check, one after another — the storage
-// crash trials (`test/storage/stress.ts [trials] [seed]`), the stale-lock race between two
+// `npm run stress [trials] [seed]`: every long-running check, one after another — first the test
+// suite in its long form (`npm run test:long`: AGENT_SCHEDULE_LONG=1, every model-based path and
+// the full case counts of the property, fuzz and crash tests; see test/support/runs.ts), then the
+// storage crash trials (`test/storage/stress.ts [trials] [seed]`), the stale-lock race between two
 // processes (`test/storage/lockRaceStress.ts [rounds] [seed]`, 500 rounds), the Host's peak
 // resident set with 20 stalled event-stream readers and 800 deliveries
 // (`test/reliability/hostStreams.ts [deliveries] [clients]`), then the reliability checks at
@@ -24,6 +26,10 @@ const parts: Array<[string, string[]]> = [
   ['reliability/idempotentRetry.ts', ['1000']],
   ['reliability/idempotentRetry.ts', ['1000', process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test', 'kill']],
 ];
+
+const vitest = join(import.meta.dirname, '..', 'node_modules', 'vitest', 'vitest.mjs');
+const long = spawnSync(process.execPath, [vitest, 'run'], { stdio: 'inherit', env: { ...process.env, AGENT_SCHEDULE_LONG: '1' } });
+if (long.status !== 0) process.exit(long.status ?? 1);
 
 for (const [file, args] of parts) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, file), ...args], { stdio: 'inherit' });

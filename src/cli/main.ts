@@ -54,7 +54,7 @@ async function mainHelp(): Promise<string> {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'preview runs offline, migrate talks to a PostgreSQL database and mcp --data to a data folder; every other command talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
+    'preview and tools run offline, migrate talks to a PostgreSQL database and mcp --data to a data folder (mcp needs @modelcontextprotocol/sdk and zod installed); every other command talks to a running Host (`npm start`; --url, default http://127.0.0.1:4319).',
     '--url and --json may come before or after the command.',
     'Run `agent-schedule <command> --help` for the options of a command; `agent-schedule --version` prints the version.',
   ].join('\n');

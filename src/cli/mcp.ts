@@ -1,17 +1,21 @@
 // `agent-schedule mcp --session <id>`: a stdio MCP server offering the four schedule tools bound
 // to one Session — of a running Host (`--url`), or of a service embedded on a data folder
 // (`--data`), which cannot deliver. stdout carries only MCP messages; everything else goes to
-// stderr. A line on stdin the server cannot read is answered with a JSON-RPC error (mcpStdio.ts). The server runs until its client closes stdin (or SIGINT/SIGTERM), then closes the
-// service and exits 0. Bad flags exit 2; a data folder that cannot be opened exits 1 with its code.
+// stderr. A line on stdin the server cannot read is answered with a JSON-RPC error
+// (src/mcp/stdioTransport.ts). The server runs until its client closes stdin (or SIGINT/SIGTERM),
+// then closes the service and exits 0. Bad flags exit 2; a data folder that cannot be opened exits
+// 1 with its code. The server (src/mcp/, the MCP SDK and zod: optional peer dependencies) is loaded
+// only when the command runs; without them it exits 1 with `missing_dependency` and the install line.
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { MAX_SESSION_ID_LENGTH } from '../domain/codec/index.ts';
 import type { Logger } from '../ports.ts';
 import { type CliIo, type Command, UsageError } from './command.ts';
 import { DEFAULT_HOST_URL } from './hostClient.ts';
-import { embeddedBackend, hostBackend, type McpBackend } from './mcpBackends.ts';
-import { createMcpServer } from './mcpServer.ts';
-import { mcpStdioTransport } from './mcpStdio.ts';
+import { loadWithPeers } from './optionalPeers.ts';
+
+/** What the MCP server needs installed beside the package. */
+export const MCP_PEERS = ['@modelcontextprotocol/sdk', 'zod'] as const;
 
 /** This package's manifest through its own `./package.json` export: the same file in the repository and when installed. */
 const packageJson = createRequire(import.meta.url)('agent-schedule/package.json') as { readonly version: string };
@@ -37,8 +41,11 @@ answers the first answer and writes nothing (with --url it is sent as the Idempo
 MCP gives a server no way to append a message to the client's conversation, so delivery back
 into a conversation always needs the Host's SessionController.
 
+The server needs the MCP SDK and zod, optional peer dependencies of agent-schedule:
+  npm install ${MCP_PEERS.join(' ')}
+
 Exit codes: 0 when the client closes the connection, 1 when the data folder cannot be opened (the
-error code is printed), 2 bad usage.`;
+error code is printed) or the MCP SDK or zod is not installed (missing_dependency), 2 bad usage.`;
 
 interface McpOptions {
   readonly sessionId: string;
@@ -114,7 +121,12 @@ export const mcpCommand: Command = {
       io.out(HELP);
       return 0;
     }
-    const backend: McpBackend =
+    const { createMcpServer, embeddedBackend, hostBackend, mcpStdioTransport } = await loadWithPeers(
+      'agent-schedule mcp',
+      MCP_PEERS,
+      () => import('../mcp/index.ts'),
+    );
+    const backend =
       options.dataDir === undefined
         ? hostBackend(options.url, options.sessionId)
         : await embeddedBackend(options.dataDir, options.sessionId, stderrLogger(io));

@@ -86,11 +86,13 @@ export interface ClusterService {
   /** The model tools' definitions (as `ScheduleService` has them). */
   readonly toolDefinitions: ScheduleService['toolDefinitions'];
   /**
-   * A model tool call, as `ScheduleService.callTool` takes it: `format` reads the arguments as that
-   * tool format sends them, `callId` makes a mutating call idempotent (it travels with a routed
-   * call to the Host that holds the Session). A `signal` is not sent across Hosts.
+   * A model tool call, with `ScheduleService.callTool`'s options: `format` reads the arguments as
+   * that tool format sends them, `callId` makes a mutating call idempotent (it travels with a
+   * routed call to the Host that holds the Session), and `signal` aborts the call — before it is
+   * sent anywhere, or while it waits in the mailbox of a shard held here (rejecting with the
+   * signal's reason, nothing written); a signal does not travel to another Host.
    */
-  callTool<N extends string>(sessionId: string, name: N, args: unknown, options?: Omit<ToolCallOptions, 'signal'>): Promise<ToolResult<N>>;
+  callTool<N extends string>(sessionId: string, name: N, args: unknown, options?: ToolCallOptions): Promise<ToolResult<N>>;
   /**
    * The remote methods that name one Session, as `ScheduleService` has them, and `catalog`,
    * `drift`, `reanchor`, `counts` and `bulk` over every shard (clusterRemote.ts: the catalog, the
@@ -218,11 +220,16 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   await router.start();
   if (options.autoStart !== false) await keeper.start();
 
-  /** A failure to route a call, as a tool or remote call answers it (a value, not a rejection). */
-  const answer = async <T>(call: RoutedCall): Promise<T> => {
+  /**
+   * A failure to route a call, as a tool or remote call answers it (a value, not a rejection); a
+   * call its signal aborted rejects with the signal's reason.
+   */
+  const answer = async <T>(call: RoutedCall, signal?: AbortSignal): Promise<T> => {
+    if (signal?.aborted) throw signal.reason;
     try {
-      return (await host.dispatch(call)) as T;
+      return (await host.dispatch(call, signal)) as T;
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       if (isScheduleError(error) && error.code !== 'internal_error') return error.toFailure() as T;
       throw error;
     }
@@ -248,7 +255,14 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     callTool: (sessionId, name, args, callOptions) => {
       const formatError = callFormatError(callOptions?.format);
       if (formatError !== undefined) return Promise.reject(formatError);
-      return answer({ kind: 'tool', sessionId, name, args: argumentsForFormat(args, callOptions?.format), ...keyOf(callOptions) });
+      const call: RoutedCall = {
+        kind: 'tool',
+        sessionId,
+        name,
+        args: argumentsForFormat(args, callOptions?.format),
+        ...keyOf(callOptions),
+      };
+      return answer(call, callOptions?.signal);
     },
     remote: {
       get: remoteCall('get'),

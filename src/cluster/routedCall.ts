@@ -45,15 +45,18 @@ export function settle(answer: RoutedAnswer): unknown {
 
 const isKnownCode = (code: string): code is ErrorCode => (ERROR_CODES as readonly string[]).includes(code);
 
-/** Runs a call against the service of the shard holding its Session. */
-export function runRouted(service: ScheduleService, call: RoutedCall): Promise<unknown> {
+/**
+ * Runs a call against the service of the shard holding its Session; `signal` (a tool call's, when
+ * it runs at the Host it was made at) aborts it while it waits in that service's mailbox.
+ */
+export function runRouted(service: ScheduleService, call: RoutedCall, signal?: AbortSignal): Promise<unknown> {
   const remote = service.remote as unknown as Record<
     SessionRemoteMethod,
     (request: unknown, options?: RemoteCallOptions) => Promise<unknown>
   >;
   switch (call.kind) {
     case 'tool':
-      return service.callTool(call.sessionId, call.name, call.args, optionsOf(call));
+      return service.callTool(call.sessionId, call.name, call.args, { ...optionsOf(call), ...(signal === undefined ? {} : { signal }) });
     case 'archive.activity':
       return service.archive.sessionActivity(call.sessionId);
     case 'archive.stop':

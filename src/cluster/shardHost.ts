@@ -131,16 +131,19 @@ export class ShardHost {
     }
   }
 
-  /** Runs a call that names a Session: here when this Host holds its shard, else at the Host that does. */
-  async dispatch(call: RoutedCall): Promise<unknown> {
+  /**
+   * Runs a call that names a Session: here when this Host holds its shard, else at the Host that
+   * does. `signal` aborts it while it waits here; it does not travel to another Host.
+   */
+  async dispatch(call: RoutedCall, signal?: AbortSignal): Promise<unknown> {
     if (this.closed) throw new ScheduleError('internal_error', 'The schedule cluster host is closed.');
     const shard = this.options.shardOf(call.sessionId);
     const held = this.shards.get(shard);
     if (held === undefined) return settle(await this.options.route(call));
-    const answer = await this.runHeld(held, call);
+    const answer = await this.runHeld(held, call, signal);
     // Refused by a service that closed as its shard moved: the call did not run; its new owner runs it.
     if ('error' in answer && answer.error.code === 'internal_error' && this.shards.get(shard) !== held && !this.closed) {
-      return this.dispatch(call);
+      return this.dispatch(call, signal);
     }
     return settle(answer);
   }
@@ -155,8 +158,8 @@ export class ShardHost {
     return this.runHeld(held, call);
   }
 
-  private async runHeld(held: HeldShard, call: RoutedCall): Promise<RoutedAnswer> {
-    return answerOf(async () => runRouted(await held.service, call));
+  private async runHeld(held: HeldShard, call: RoutedCall, signal?: AbortSignal): Promise<RoutedAnswer> {
+    return answerOf(async () => runRouted(await held.service, call, signal));
   }
 
   /** Releases every shard (each after its delivery in flight); calls are refused from then on. */

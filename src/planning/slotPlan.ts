@@ -1,14 +1,14 @@
 // What one mailbox slot decides before anything is written: the batch to commit (if any), the
 // answer for the caller, the effects on the actors and the change to announce once the batch is
 // durable — and what happens instead when the write fails.
-import type { ActorEffect, DomainChange, FailureCause, Operation, ReplyValue, ScheduleReplyError } from '../../machines/events.ts';
+import type { ActorEffect, DomainChange, FailureCause, Operation, ReplyValue } from '../../machines/events.ts';
 import type { ToolFailure } from '../domain/replies.ts';
 import type { ScheduleView } from '../domain/types.ts';
 import type { CommitBatch } from '../ports.ts';
 import type { PendingCommit } from './pendingReceipts.ts';
 
 /** How the caller's promise settles: with an answer of type `R`, or rejected with an error. */
-export type SlotReply<R extends ReplyValue = ReplyValue> = { readonly resolve: R } | { readonly reject: ScheduleReplyError };
+export type SlotReply<R extends ReplyValue = ReplyValue> = { readonly resolve: R } | { readonly reject: Error };
 
 /** The answer of a slot that changes one task: its view, or a refusal (a write that could not be confirmed). */
 export type ViewReply = ScheduleView | ToolFailure;
@@ -56,7 +56,7 @@ export const resolved = <R extends ReplyValue>(value: R): SlotReply<R> => ({ res
 export const rejected = (error: unknown): SlotReply<never> => ({ reject: replyError(error) });
 
 /** What a call rejects with: the error itself, or an Error whose message and cause are the thrown value. */
-export function replyError(error: unknown): ScheduleReplyError {
+export function replyError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error), { cause: error });
 }
 

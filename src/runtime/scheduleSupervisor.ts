@@ -7,7 +7,8 @@
 // attempts, the close) receive as input.
 import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
 import { anyAttemptInFlight, isAttempting, sessionActorCount, taskActorOf } from '../../machines/actorLookup.ts';
-import type { ActorEffect, FlushedAttempt, ScheduleReplyBody, SupervisorRuntime } from '../../machines/events.ts';
+import type { ActorEffect, FlushedAttempt, SupervisorRuntime } from '../../machines/events.ts';
+import { replyBody } from '../../machines/scheduleReply.ts';
 import type { AttemptReply, AttemptRunEvent } from '../../machines/sessionMachine.ts';
 import {
   type OpenedDomain,
@@ -20,7 +21,6 @@ import {
 } from '../../machines/supervisorMachine.ts';
 import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
 import { systemClock } from '../adapters/systemClock.ts';
-import type { SlotReply } from '../planning/slotPlan.ts';
 import type { Clock, Logger, ScheduleLevels, ScheduleStorage, SessionController } from '../ports.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
 import { deliverBatch } from './deliveryAttempt.ts';
@@ -223,11 +223,6 @@ export class ScheduleRuntime implements SupervisorRuntime {
 function runtimeOf(runtime: SupervisorRuntime | null | undefined): ScheduleRuntime {
   if (runtime instanceof ScheduleRuntime) return runtime;
   throw new Error('The schedule supervisor has no open domain.');
-}
-
-/** What a call settles with, in the reply's shape. */
-function replyBody(reply: SlotReply): ScheduleReplyBody {
-  return 'resolve' in reply ? { ok: true, value: reply.resolve } : { ok: false, error: reply.reject };
 }
 
 const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) => {

@@ -8,11 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
-import type { Hono } from 'hono';
-import { createHostApp } from '../../host/http/app.ts';
-import { hostIdentity } from '../../host/http/requestGuards.ts';
+import { createHostConsole } from '../../host/hostConsole.ts';
 import { hostLimits } from '../../host/limits.ts';
 import { openHostStack } from '../../host/stack.ts';
+import type { Console } from '../../src/console/options.ts';
 import { createFakeSessions, createManualClock, type FakeSessions, type ManualClock } from '../../src/testing.ts';
 import { START } from '../host/support.ts';
 
@@ -31,14 +30,14 @@ export async function startFakeSessionHost(): Promise<FakeSessionHost> {
   const logger = { warn: () => undefined, error: () => undefined };
   const stack = await openHostStack({ dataDir, clock, logger, wrap: { sessions: () => sessions } });
   clock.attach(stack.service);
-  let app: Hono | undefined;
+  let handler: Console | undefined;
   const server = createAdaptorServer({
-    fetch: (request, env) => app?.fetch(request, env) ?? new Response(null, { status: 503 }),
+    fetch: (request, env) => handler?.fetch(request, env) ?? new Response(null, { status: 503 }),
   }) as Server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
-  const http = createHostApp({ stack, logger, limits: hostLimits(), identity: hostIdentity('127.0.0.1', port), testClock: clock });
-  app = http.app;
+  const http = createHostConsole({ stack, logger, limits: hostLimits(), testClock: clock });
+  handler = http;
   return {
     url: `http://127.0.0.1:${port}`,
     sessions,

@@ -1,5 +1,5 @@
 // The Host commands of the CLI against an in-process Host on a test clock: create with each
-// timing, list, catalog, history, update (with its conflict check), delete and tools, as tables
+// timing, list, catalog, history, update (with its conflict check) and delete, as tables
 // and as JSON; exit 1 with the error code for refusals and for no Host, exit 2 for bad usage.
 import { main } from '../../src/cli/main.ts';
 import type { CatalogEntry, CatalogPage, ScheduleView } from '../../src/index.ts';
@@ -85,7 +85,7 @@ describe('agent-schedule create', () => {
   });
 });
 
-describe('agent-schedule list, catalog, history, update, delete, tools', () => {
+describe('agent-schedule list, catalog, history, update, delete', () => {
   beforeEach(async () => {
     await cli('create', '--session', 'demo', '--title', 'Tick', '--prompt', 'tick', '--every', '60');
     await cli('create', '--session', 'ops', '--title', 'Tea', '--prompt', 'tea', '--after', '30');
@@ -149,19 +149,6 @@ describe('agent-schedule list, catalog, history, update, delete, tools', () => {
     const again = await cli('delete', '--session', 'demo', '--id', 'sch_1');
     expect(again.code).toBe(1);
     expect(again.err).toMatch(/^schedule_not_found: /);
-  });
-
-  it('tools lists the four tools; --json has their schemas', async () => {
-    const r = await cli('tools');
-    expect(r.out.split('\n').map((l) => l.split(/\s+/)[0])).toEqual([
-      'TOOL',
-      'schedule_create',
-      'schedule_list',
-      'schedule_update',
-      'schedule_delete',
-    ]);
-    const defs = json<Array<{ name: string; inputSchema: object }>>((await cli('tools', '--json')).out);
-    expect(defs[0]?.inputSchema).toMatchObject({ type: 'object', required: ['prompt', 'title'] });
   });
 });
 

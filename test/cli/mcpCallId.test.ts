@@ -7,8 +7,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { hostBackend } from '../../src/cli/mcpBackends.ts';
-import { createMcpServer, type ToolBackendOptions } from '../../src/cli/mcpServer.ts';
+import { hostBackend } from '../../src/mcp/backends.ts';
+import { createMcpServer, type ToolBackendOptions } from '../../src/mcp/server.ts';
 
 describe('agent-schedule mcp: _meta.callId', () => {
   const calls: Array<{ name: string; options: ToolBackendOptions }> = [];

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HostEvent } from '../../host/http/eventHub.ts';
+import type { TranscriptAppend } from '../../host/sessions/fileSessions.ts';
 import type { TranscriptLine } from '../../host/sessions/transcript.ts';
 import type { CatalogEntry } from '../../src/index.ts';
 import { openEvents, startTestHost, type TestHost } from './support.ts';
@@ -52,7 +52,7 @@ describe('delivery through the Host', () => {
     const names = seen.map((e) => e.event);
     expect(names).toEqual(['ready', 'schedule/changed', 'delivery', 'schedule/changed', 'clock']);
     expect(seen[1]?.data).toEqual({ sessionId: 'demo', ids: [view.id] });
-    const delivery = seen[2]?.data as Extract<HostEvent, { type: 'delivery' }>['data'];
+    const delivery = seen[2]?.data as TranscriptAppend;
     expect(delivery.sessionId).toBe('demo');
     expect(delivery.lines.map((l) => l.role)).toEqual(['user', 'assistant']);
     expect(seen[4]?.data).toEqual({ now: '2030-01-07T08:01:00.000Z' });

@@ -5,8 +5,8 @@
 // are sent at most `maxEntriesPerSecond` a second; and a client that stops reading is held to its
 // bound.
 import superjson from 'superjson';
-import { type FeedMessage, type InspectorFeed, openInspectorFeed, type SummaryUpdate } from '../../host/http/inspectorFeed.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
+import { type FeedMessage, type InspectorFeed, openInspectorFeed, type SummaryUpdate } from '../../src/console/inspectorFeed.ts';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
 import { createScheduleInspector, type InspectorSummary, type InspectorUpdate, type ScheduleInspector } from '../../src/index.ts';

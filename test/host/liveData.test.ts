@@ -1,4 +1,4 @@
-// The web page's coalesced loader (host/static/liveData.js), on fake timers with a load whose
+// The web page's coalesced loader (src/console/static/liveData.js), on fake timers with a load whose
 // answers the test releases: an answer is applied only while it answers the path the controls
 // ask for, never dropped because a change arrived meanwhile; changes while a request is out
 // cause one more request once it is back and the interval has passed, however many there were;
@@ -16,7 +16,7 @@ interface LiveData {
   throttle(fn: () => void, gapMs?: number): (() => void) & { cancel(): void };
 }
 
-const { createRefresher, throttle } = (await import(new URL('../../host/static/liveData.js', import.meta.url).href)) as LiveData;
+const { createRefresher, throttle } = (await import(new URL('../../src/console/static/liveData.js', import.meta.url).href)) as LiveData;
 
 /** A load whose requests wait until the test answers them. */
 function heldLoad() {

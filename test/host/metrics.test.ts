@@ -3,7 +3,7 @@
 // delivery and one failed attempt; `GET /healthz` and `GET /readyz`, which answer whatever the
 // `Host` header (an orchestrator probes the address it dialled), readiness turning 503 once the
 // storage is closed, and on a cluster while no shard or no live lease is held.
-import { readiness } from '../../host/http/probeRoutes.ts';
+import { readiness } from '../../src/console/probeRoutes.ts';
 import { type MetricsRig, metricsRig } from './metricsRig.ts';
 import { startTestHost, type TestHost } from './support.ts';
 

@@ -1,11 +1,10 @@
-// The reference Host's HTTP application over a stack on a manual clock, with Session `broken`
+// The reference Host's console over a stack on a manual clock, with Session `broken`
 // failing to resolve, for the metrics tests (`metrics.test.ts`, and the promtool check that
 // `npm run test:metrics` runs): `deliverAndFail` makes one delivery and one failed attempt happen.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHostApp } from '../../host/http/app.ts';
-import { hostIdentity } from '../../host/http/requestGuards.ts';
+import { createHostConsole } from '../../host/hostConsole.ts';
 import { hostLimits } from '../../host/limits.ts';
 import { openHostStack } from '../../host/stack.ts';
 import { createManualClock } from '../../src/testing.ts';
@@ -39,11 +38,11 @@ export async function metricsRig(): Promise<MetricsRig> {
     },
   });
   clock.attach(stack.service);
-  const { app, close } = createHostApp({ stack, logger, limits: hostLimits(), identity: hostIdentity('127.0.0.1', PORT) });
+  const { fetch, close } = createHostConsole({ stack, logger, limits: hostLimits() });
   let closed = false;
   return {
     stack,
-    get: async (path, host = `127.0.0.1:${PORT}`) => app.request(`http://127.0.0.1:${PORT}${path}`, { headers: { host } }),
+    get: async (path, host = `127.0.0.1:${PORT}`) => fetch(new Request(`http://127.0.0.1:${PORT}${path}`, { headers: { host } })),
     async deliverAndFail() {
       for (const sessionId of ['demo', 'broken']) {
         const view = await stack.service.callTool(sessionId, 'schedule_create', { title: 'Tea', prompt: 'tea', after_seconds: 60 });

@@ -4,8 +4,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { MAX_BODY_BYTES } from '../../host/http/requestGuards.ts';
-import { STATIC_DIR, staticFile } from '../../host/http/staticRoutes.ts';
+import { MAX_BODY_BYTES } from '../../src/console/requestGuards.ts';
+import { STATIC_DIR, staticFile } from '../../src/console/staticRoutes.ts';
 import { startTestHost, type TestHost } from './support.ts';
 
 /** A request sent exactly as written (no URL normalisation), with a chosen Host header. */

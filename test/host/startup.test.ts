@@ -72,7 +72,12 @@ describe('the test clock', () => {
   it('in test-clock mode, advance and set move the Host clock and answer the new time', async () => {
     const t = await startTestHost();
     try {
-      expect((await t.get('/api/status')).body).toEqual({ now: '2030-01-07T08:00:00.000Z', testClock: true });
+      expect((await t.get('/api/status')).body).toEqual({
+        now: '2030-01-07T08:00:00.000Z',
+        testClock: true,
+        transcripts: true,
+        inspector: true,
+      });
       expect((await t.send('POST', '/api/test/clock', { advanceMs: 90_000 })).body).toEqual({ now: '2030-01-07T08:01:30.000Z' });
       expect((await t.send('POST', '/api/test/clock', { set: '2030-02-01T00:00:00Z' })).body).toEqual({ now: '2030-02-01T00:00:00.000Z' });
       expect(await t.send('POST', '/api/test/clock', { advanceMs: -1 })).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
@@ -142,7 +147,8 @@ describe('the page', () => {
       const imports = JSON.parse(/<script type="importmap">(.*?)<\/script>/s.exec(html)?.[1] ?? '{}').imports as Record<string, string>;
       expect(Object.keys(imports).sort()).toEqual(['htm', 'preact', 'preact/hooks']);
       for (const path of Object.values(imports)) {
-        const r = await fetch(`${t.url}${path}`);
+        // The page names its files relative to itself, so it works under any base path.
+        const r = await fetch(new URL(path, `${t.url}/`));
         expect([path, r.status, r.headers.get('content-type')]).toEqual([path, 200, 'text/javascript; charset=utf-8']);
       }
       const app = await fetch(`${t.url}/static/app.js`);

@@ -26,8 +26,8 @@ describe('scheduleSupervisor as a root actor', () => {
     actor.send({ type: 'schedule.call', requestId: 'b', call: { kind: 'remote', method: 'catalog' } });
     await waitFor(actor, () => replies.length === 2);
     expect(replies).toEqual([
-      { type: 'schedule.reply', requestId: 'a', ok: true, value: [] },
-      { type: 'schedule.reply', requestId: 'b', ok: true, value: [] },
+      { type: 'schedule.reply', requestId: 'a', op: 'schedule_list', ok: true, value: [] },
+      { type: 'schedule.reply', requestId: 'b', op: 'remote.catalog', ok: true, value: [] },
     ]);
     actor.send({ type: 'schedule.close' });
     expect((await waitFor(actor, (s) => s.status !== 'active')).status).toBe('done');

@@ -4,6 +4,7 @@
 import type { InspectionEvent } from 'xstate';
 import { createActor } from 'xstate';
 import { hostMachine } from '../../examples/xstateHost.ts';
+import { isRefusal } from '../../machines/scheduleReply.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 
@@ -41,8 +42,9 @@ describe('a Host built on XState', () => {
     host.send(createCall);
     await until(() => host.getSnapshot().context.answers['call-1'] !== undefined);
     const answer = host.getSnapshot().context.answers['call-1'];
-    expect(answer).toMatchObject({ type: 'schedule.reply', requestId: 'call-1', ok: true });
-    const id = answer?.ok === true ? (answer.value as { id: string }).id : '';
+    expect(answer).toMatchObject({ type: 'schedule.reply', requestId: 'call-1', op: 'schedule_create', ok: true });
+    const id = answer?.op === 'schedule_create' && answer.ok && !isRefusal(answer.value) ? answer.value.id : '';
+    expect(host.getSnapshot().context.views[id]).toMatchObject({ id, title: 'Stretch', state: 'scheduled' });
     expect(host.getSnapshot().context.changes).toEqual([{ type: 'schedule.changed', sessionId: 's1', ids: [id] }]);
 
     await clock.advance(MINUTE);
@@ -52,6 +54,24 @@ describe('a Host built on XState', () => {
     host.send({ type: 'shutdown' });
     await until(() => host.getSnapshot().status === 'done');
     expect(host.getSnapshot().value).toBe('stopped');
+  });
+
+  it("pauses from the Host's UI: the view comes back typed, and a pause of an unknown id is refused with its code", async () => {
+    const { host, createCall } = startHost();
+    host.send(createCall);
+    await until(() => host.getSnapshot().context.answers['call-1'] !== undefined);
+    const created = host.getSnapshot().context.answers['call-1'];
+    const id = created?.op === 'schedule_create' && created.ok && !isRefusal(created.value) ? created.value.id : '';
+    host.send({ type: 'ui.pause', requestId: 'ui-1', sessionId: 's1', id });
+    host.send({ type: 'ui.pause', requestId: 'ui-2', sessionId: 's1', id: 'sch_missing' });
+    await until(() => host.getSnapshot().context.answers['ui-2'] !== undefined);
+    const { views, refusals, answers } = host.getSnapshot().context;
+    expect(views[id]?.state).toBe('paused');
+    expect(answers['ui-1']).toMatchObject({ op: 'remote.pause', ok: true });
+    expect(refusals['ui-2']).toEqual({ code: 'schedule_not_found', message: expect.stringContaining('sch_missing') });
+    expect(refusals['ui-1']).toBeUndefined();
+    host.send({ type: 'shutdown' });
+    await until(() => host.getSnapshot().status === 'done');
   });
 
   it('a domain that cannot be opened reaches the invoke’s onError', async () => {
@@ -80,7 +100,7 @@ describe('a Host built on XState', () => {
     host.send(createCall);
     await until(() => host.getSnapshot().context.answers['call-1'] !== undefined);
     const answer = host.getSnapshot().context.answers['call-1'];
-    const id = answer?.ok === true ? (answer.value as { id: string }).id : '';
+    const id = answer?.op === 'schedule_create' && answer.ok && !isRefusal(answer.value) ? answer.value.id : '';
     expect(actors.has('schedule')).toBe(true); // the supervisor, under the id the Host invoked it with
     expect(actors.has(id)).toBe(true);
     await clock.advance(MINUTE);

@@ -9,19 +9,24 @@
 //   3. a project with only `typescript` and `@types/node` (the versions this project pins)
 //      type-checks examples/embed.ts and examples/typed-results.ts with strict consumer settings
 //      and `skipLibCheck: false`, under `nodenext` and under `bundler` resolution, then compiles
-//      and runs typed-results; and type-checks consumers of `agent-schedule/machines` and
-//      `agent-schedule/postgres` under both resolutions.
+//      and runs typed-results; and type-checks consumers of `agent-schedule/machines` (with
+//      examples/xstateHost.ts) and `agent-schedule/postgres` under both resolutions.
 //   4. agent-schedule/postgres loads without its optional peer pg (a connection string is then
 //      refused with a clear error) and type-checks without pg's types.
+//   5. the tarball alone in an empty project is a light install (lightInstall.ts);
+//   6. a plain Node program mounts agent-schedule/console, and the installed CLI and the MCP SDK's
+//      client (through `agent-schedule mcp --url`) work against it (consoleMount.ts).
 // Prints the tarball's size and file count; exits non-zero on any failure. The installs use the
 // npm cache first (`--prefer-offline`). KEEP_PACKAGE_TEST=1 keeps the temporary folder.
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { consoleMount } from './consoleMount.ts';
 import { REMINDER_TEXT, TYPED_RESULTS_OUTPUT } from './expected.ts';
+import { lightInstall } from './lightInstall.ts';
+import { npm, npx, output, type Result, run } from './shell.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -29,11 +34,21 @@ const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')
   devDependencies: Record<string, string>;
 };
 
-/** The files a tarball may hold besides dist/. */
+/** The files a tarball may hold besides dist/ and docs/ (the pages the README links to). */
 const TOP_LEVEL_FILES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+const SHIPPED_FOLDERS = ['dist/', 'docs/'];
 /** Paths that must never be shipped: tests, benchmarks, CI, the reference Host, sources. */
 const FORBIDDEN =
   /(^|\/)(test|tests|bench|\.ci|host|examples|scripts|visualizations|node_modules|data)(\/|$)|\.(test|bench)\.|(?<!\.d)\.ts$/;
+/** The one folder of dist/ that may import each optional peer: the entry that needs it. */
+const OPTIONAL_PEER_HOMES: Readonly<Record<string, string>> = {
+  pg: 'dist/src/adapters/postgres/',
+  '@modelcontextprotocol/sdk': 'dist/src/mcp/',
+  hono: 'dist/src/console/',
+  'prom-client': 'dist/src/console/',
+};
+/** Optional peers no shipped file imports: what an optional peer needs beside it (zod for the MCP SDK). */
+const PEERS_OF_PEERS = ['zod'];
 /** Dev tooling that must not reach a plain consumer's node_modules. */
 const DEV_TOOLING = ['typescript', 'tsx', 'vitest', 'vite', 'esbuild', '@biomejs/biome', 'fast-check', '@types/node'];
 
@@ -50,25 +65,7 @@ const STRICT = {
   noEmit: true,
 };
 
-interface Result {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 const failures: string[] = [];
-
-function run(command: string, args: readonly string[], cwd: string): Result {
-  const r = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (r.error !== undefined) return { status: null, stdout: '', stderr: String(r.error) };
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** npm itself: the one running this script when there is one, else `npm` on the PATH. */
-const npmExecPath = process.env.npm_execpath;
-const npm = (args: readonly string[], cwd: string): Result =>
-  npmExecPath?.endsWith('.js') ? run(process.execPath, [npmExecPath, ...args], cwd) : run('npm', args, cwd);
-const npx = (args: readonly string[], cwd: string): Result => npm(['exec', '--no', '--', ...args], cwd);
 
 function check(name: string, ok: boolean, detail = ''): boolean {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${!ok && detail !== '' ? `\n${indent(detail)}` : ''}`);
@@ -92,7 +89,6 @@ const indent = (text: string): string =>
     .slice(0, 60)
     .map((line) => `       ${line}`)
     .join('\n');
-const output = (r: Result): string => `exit ${r.status}\n${r.stdout}${r.stderr}`;
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -132,34 +128,39 @@ function pack(dest: string): PackEntry | undefined {
 
 function checkFileList(entry: PackEntry): void {
   const paths = entry.files.map((f) => f.path);
-  const stray = paths.filter((p) => !p.startsWith('dist/') && !TOP_LEVEL_FILES.includes(p));
-  check('the tarball holds dist/, package.json, README.md, LICENSE and CHANGELOG.md only', stray.length === 0, stray.join('\n'));
-  const forbidden = paths.filter((p) => FORBIDDEN.test(p));
-  check('the tarball holds no test, bench, CI, Host or source file', forbidden.length === 0, forbidden.join('\n'));
+  const stray = paths.filter((p) => !SHIPPED_FOLDERS.some((folder) => p.startsWith(folder)) && !TOP_LEVEL_FILES.includes(p));
+  check('the tarball holds dist/, docs/, package.json, README.md, LICENSE and CHANGELOG.md only', stray.length === 0, stray.join('\n'));
+  const forbidden = paths.filter((p) => FORBIDDEN.test(p) || p.endsWith('.map'));
+  check('the tarball holds no test, bench, CI, Host, source or source-map file', forbidden.length === 0, forbidden.join('\n'));
   const required = [
     ...TOP_LEVEL_FILES,
     'dist/src/index.js',
     'dist/src/index.d.ts',
-    'dist/src/index.js.map',
     'dist/src/testing.js',
     'dist/src/testing.d.ts',
     'dist/machines/index.js',
     'dist/machines/index.d.ts',
     'dist/src/adapters/postgres/index.js',
     'dist/src/adapters/postgres/index.d.ts',
+    'dist/src/mcp/index.js',
+    'dist/src/mcp/index.d.ts',
+    'dist/src/console/index.js',
+    'dist/src/console/index.d.ts',
+    'dist/src/console/static/index.html',
     'dist/src/cli/bin.js',
+    'docs/README.md',
+    'docs/api.md',
   ];
   const missing = required.filter((p) => !paths.includes(p));
-  check('the tarball holds every entry point, its declarations and source maps', missing.length === 0, missing.join('\n'));
-  const kinds = { '.js': 0, '.d.ts': 0, '.js.map': 0 };
+  check('the tarball holds every entry point and its declarations, and the page', missing.length === 0, missing.join('\n'));
+  const kinds = { '.js': 0, '.d.ts': 0 };
   for (const p of paths) {
     if (p.endsWith('.d.ts')) kinds['.d.ts']++;
-    else if (p.endsWith('.js.map')) kinds['.js.map']++;
     else if (p.endsWith('.js')) kinds['.js']++;
   }
   console.log(
     `     tarball ${entry.filename}: ${(entry.size / 1024).toFixed(1)} KiB packed, ${(entry.unpackedSize / 1024).toFixed(1)} KiB unpacked, ` +
-      `${entry.entryCount} files (${kinds['.js']} .js, ${kinds['.d.ts']} .d.ts, ${kinds['.js.map']} .js.map; outside dist/: ${paths.filter((p) => !p.startsWith('dist/')).join(', ')})`,
+      `${entry.entryCount} files (${kinds['.js']} .js, ${kinds['.d.ts']} .d.ts; outside dist/: ${paths.filter((p) => !p.startsWith('dist/')).join(', ')})`,
   );
 }
 
@@ -171,27 +172,36 @@ function checkImports(installed: string): void {
     peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   };
   const dependencies = Object.keys(manifest.dependencies ?? {});
-  // Optional peers (pg) may be imported only by the entry point that needs them (agent-schedule/postgres).
+  // Optional peers may be imported only by the entry point that needs them (OPTIONAL_PEER_HOMES).
   const optionalPeers = Object.keys(manifest.peerDependencies ?? {}).filter((p) => manifest.peerDependenciesMeta?.[p]?.optional === true);
-  const optionalPeerHome = join(installed, 'dist', 'src', 'adapters', 'postgres');
+  const homeOf = (peer: string): string | undefined => {
+    const home = OPTIONAL_PEER_HOMES[peer];
+    return home === undefined ? undefined : join(installed, home);
+  };
   const peerImports: string[] = [];
   const builtins = new Set(builtinModules);
   const used = new Set<string>();
   const undeclared: string[] = [];
-  for (const file of filesUnder(join(installed, 'dist')).filter((f) => f.endsWith('.js'))) {
+  // The page's own modules run in the browser, where its import map names the shipped vendor files.
+  const browser = join(installed, 'dist', 'src', 'console', 'static');
+  const nodeFiles = filesUnder(join(installed, 'dist')).filter((f) => f.endsWith('.js') && !f.startsWith(browser));
+  for (const file of nodeFiles) {
     for (const match of readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"./\s][^'"\s]*)\1/g)) {
       const spec = match[2] ?? '';
       if (spec.startsWith('node:') || builtins.has(spec)) continue;
       const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec);
       if (dependencies.includes(name)) used.add(name);
-      else if (optionalPeers.includes(name) && file.startsWith(optionalPeerHome)) peerImports.push(`${relative(installed, file)}: ${spec}`);
+      else if (optionalPeers.includes(name) && file.startsWith(homeOf(name) ?? '\0'))
+        peerImports.push(`${relative(installed, file)}: ${spec}`);
       else undeclared.push(`${relative(installed, file)}: ${spec}`);
     }
   }
   check('the shipped JavaScript imports only Node built-ins and declared dependencies', undeclared.length === 0, undeclared.join('\n'));
+  const homeless = optionalPeers.filter((peer) => !(peer in OPTIONAL_PEER_HOMES) && !PEERS_OF_PEERS.includes(peer));
   check(
-    `the optional peer ${optionalPeers.join(', ')} is imported only by agent-schedule/postgres (${peerImports.join('; ')})`,
-    optionalPeers.length > 0 && peerImports.length > 0,
+    `the optional peers ${optionalPeers.join(', ')} are imported only by their own entries (${peerImports.join('; ')})`,
+    homeless.length === 0 && peerImports.length > 0,
+    `no home in OPTIONAL_PEER_HOMES: ${homeless.join(', ')}`,
   );
   // A dependency the code does not import itself may be a required peer of one it does (zod for the MCP SDK).
   const peersOf = (name: string): string[] => {
@@ -316,6 +326,7 @@ function typesProject(dir: string, tarball: string): void {
     run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config, ...extra], dir);
   for (const file of ['embed.ts', 'typed-results.ts']) copyFileSync(join(root, 'examples', file), join(dir, file));
   copyFileSync(join(root, 'test', 'package', 'consumer', 'machines.ts'), join(dir, 'machines.ts'));
+  copyFileSync(join(root, 'examples', 'xstateHost.ts'), join(dir, 'xstateHost.ts'));
   const consumers = ['embed.ts', 'typed-results.ts'];
   writeTsconfig(dir, 'tsconfig.nodenext.json', { module: 'nodenext', moduleResolution: 'nodenext' }, consumers);
   writeTsconfig(dir, 'tsconfig.bundler.json', { module: 'esnext', moduleResolution: 'bundler' }, consumers);
@@ -325,7 +336,7 @@ function typesProject(dir: string, tarball: string): void {
     bundler: { module: 'esnext', moduleResolution: 'bundler' },
   };
   for (const [name, options] of Object.entries(resolutions)) {
-    writeTsconfig(dir, `tsconfig.machines.${name}.json`, options, ['machines.ts']);
+    writeTsconfig(dir, `tsconfig.machines.${name}.json`, options, ['machines.ts', 'xstateHost.ts']);
     writeTsconfig(dir, `tsconfig.postgres.${name}.json`, options, ['postgres.ts']);
   }
   const flags = 'strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, noPropertyAccessFromIndexSignature, skipLibCheck false';
@@ -367,14 +378,14 @@ function typesProject(dir: string, tarball: string): void {
     const diagnostics = machines.stdout.split('\n').filter((line) => /^\S.*\(\d+,\d+\): error TS\d+/.test(line));
     const ours = diagnostics.filter((line) => !line.startsWith('node_modules/xstate/'));
     check(
-      `a consumer of agent-schedule/machines type-checks (${name}; ${flags}): ${diagnostics.length - ours.length} diagnostics, all in XState's own declarations`,
+      `a consumer of agent-schedule/machines and examples/xstateHost.ts type-check (${name}; ${flags}): ${diagnostics.length - ours.length} diagnostics, all in XState's own declarations`,
       ours.length === 0 && (machines.status === 0 || diagnostics.length > 0),
       output(machines),
     );
   }
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'agent-schedule-package-'));
   console.log(`package test in ${work}`);
   try {
@@ -384,6 +395,10 @@ function main(): number {
     const tarball = join(work, entry.filename);
     attempt('the runtime project', () => runtimeProject(join(work, 'runtime'), tarball));
     attempt('the types project', () => typesProject(join(work, 'types'), tarball));
+    attempt('the light install', () => lightInstall(join(work, 'light'), tarball, check));
+    await consoleMount(join(work, 'console-host'), tarball, rootManifest.devDependencies, check).catch((error: unknown) =>
+      check('the console mounted in plain Node', false, error instanceof Error ? (error.stack ?? error.message) : String(error)),
+    );
   } finally {
     if (process.env.KEEP_PACKAGE_TEST === '1') console.log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
@@ -392,4 +407,4 @@ function main(): number {
   return failures.length === 0 ? 0 : 1;
 }
 
-process.exitCode = main();
+process.exitCode = await main();

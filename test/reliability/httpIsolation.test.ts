@@ -4,7 +4,7 @@
 // httpIsolation.ts. Also the body limit at its exact edge, with a Content-Length and chunked, and
 // a DNS-rebinding write whose Origin matches its foreign Host header.
 import { rmSync } from 'node:fs';
-import { MAX_BODY_BYTES } from '../../host/http/requestGuards.ts';
+import { MAX_BODY_BYTES } from '../../src/console/requestGuards.ts';
 import { startTestHost, type TestHost } from '../host/support.ts';
 import { runHttpIsolation, seedDataDir } from './httpIsolation.ts';
 import { dataFiles, type RawRequest, sameFiles, sendRaw } from './httpRequests.ts';

@@ -7,7 +7,7 @@
 // Origin or `Sec-Fetch-Site: cross-site` on a write, a body over 64 KiB, a foreign Host header —
 // and target any route that would otherwise change something: A's and B's writes, the test clock.
 import fc from 'fast-check';
-import { MAX_BODY_BYTES } from '../../host/http/requestGuards.ts';
+import { MAX_BODY_BYTES } from '../../src/console/requestGuards.ts';
 import type { RawRequest } from './httpRequests.ts';
 import { IDS_OF_A, IDS_OF_B, worldRows } from './world.ts';
 
