@@ -19,6 +19,9 @@ export default defineConfig({
     globals: true,
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    // Vitest's default of one worker fewer than the cores leaves one of two cores idle; many files
+    // wait on child processes and files, so two workers finish the suite well sooner.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

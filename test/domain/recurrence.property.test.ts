@@ -2,13 +2,15 @@
 // (test/support/oracle), over every zone the runtime knows, with instants and times of day
 // concentrated around offset transitions (so that times fall into gaps and overlaps), and of
 // latestOccurrence for daily, weekly and every against a brute-force walk. Seeds are fixed: runs
-// are reproducible.
+// are reproducible. The sweep over every zone always runs; the generated cases number fewer under
+// `npm test` than under `npm run stress` (test/support/runs.ts).
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { firstTarget, latestOccurrence, nextTargetAfter } from '../../src/domain/recurrence.ts';
 import { canonicalTimeZone } from '../../src/domain/timeZone.ts';
 import type { Rule } from '../../src/domain/types.ts';
 import { latestFiringIn, nextFiring } from '../support/oracle/index.ts';
+import { runs } from '../support/runs.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -133,8 +135,10 @@ function sweepCases(): Case[] {
   });
 }
 
+const ORACLE_CASES = runs({ short: 2_000, long: 10_000 });
+
 describe('daily and weekly agree with the brute-force oracle', () => {
-  it('firstTarget and nextTargetAfter on every zone the runtime knows, near transitions, ≥ 10,000 cases', () => {
+  it(`firstTarget and nextTargetAfter on every zone the runtime knows, near transitions, ≥ ${ORACLE_CASES} cases`, () => {
     let cases = 0;
     for (const c of sweepCases()) {
       checkAgainstOracle(c);
@@ -145,11 +149,11 @@ describe('daily and weekly agree with the brute-force oracle', () => {
         checkAgainstOracle(c);
         cases++;
       }),
-      { seed: 20_300_101, numRuns: 10_000 },
+      { seed: 20_300_101, numRuns: ORACLE_CASES },
     );
     console.log(`daily/weekly vs oracle: ${cases} cases over ${ZONES.length} zones`);
-    expect(cases).toBeGreaterThanOrEqual(10_000);
-  }, 180_000); // ~15 s alone; generous for a fully parallel `npm test`
+    expect(cases).toBeGreaterThanOrEqual(ORACLE_CASES);
+  }, 180_000);
 });
 
 /** The latest firing in [committed, now] by walking firings forward with the oracle, else committed. */
@@ -170,7 +174,7 @@ describe('latestOccurrence agrees with a brute-force walk', () => {
         );
         cases++;
       }),
-      { seed: 4_242, numRuns: 1_500 },
+      { seed: 4_242, numRuns: runs({ short: 500, long: 1_500 }) },
     );
     console.log(`latestOccurrence daily/weekly vs brute force: ${cases} cases`);
   });
@@ -190,7 +194,7 @@ describe('latestOccurrence agrees with a brute-force walk', () => {
         expect(latestOccurrence(rule, committed, now)).toBe(latest);
         expect(nextTargetAfter(rule, committed, now)).toBe(latest + everySeconds * 1000);
       }),
-      { seed: 7, numRuns: 2_000 },
+      { seed: 7, numRuns: runs({ short: 500, long: 2_000 }) },
     );
   });
 });

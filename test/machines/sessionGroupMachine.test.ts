@@ -6,6 +6,7 @@ import { type DeliveryOutcome, SESSION_GROUPS, sessionGroupId } from '../../mach
 import { type SessionRoute, type SessionSend, sessionGroupLogic, sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
 import { attemptRunner } from '../support/attemptRunner.ts';
+import { waitUntil } from '../support/waitUntil.ts';
 
 const T = Date.parse('2030-01-01T08:10:00.000Z');
 const row = (sessionId: string, id: string): TaskRow => ({
@@ -103,7 +104,7 @@ describe.each(LOGICS)('session group: %s', (_name, logic) => {
       throw new Error('the attempt broke');
     });
     h.route(spawn('s1', 'a'), { type: 'send', sessionId: 's1', event: { type: 'tasks.due', now: T, ids: ['a'] }, spawn: false });
-    await new Promise((resolve) => setImmediate(resolve));
+    await waitUntil(() => h.parentEvents.some((e) => e.type === 'tasks.failed'), 'the failure to reach the parent');
     expect(h.parentEvents).toContainEqual(
       expect.objectContaining({ type: 'tasks.failed', causes: [expect.objectContaining({ ids: ['a'] })] }),
     );

@@ -8,6 +8,7 @@ import { type SessionMachine, sessionLogic, sessionMachine } from '../../machine
 import { TASK_GROUP_SIZE } from '../../machines/taskGroupMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
 import { attemptRunner } from '../support/attemptRunner.ts';
+import { waitUntil } from '../support/waitUntil.ts';
 
 const row = (id: string, scheduledAt: string): TaskRow => ({
   sessionId: 's1',
@@ -60,8 +61,6 @@ function harness(logic: SessionMachine) {
   };
 }
 
-const tick = () => new Promise((r) => setImmediate(r));
-
 for (const [name, logic] of [
   ['XState', sessionMachine],
   ['flat logic', sessionLogic],
@@ -91,9 +90,8 @@ for (const [name, logic] of [
       expect(h.taskState('a')).toBe('delivering');
       expect(h.taskState('c')).toBe('scheduled');
       h.finish({ now: T, delivered: [], failedIds: [], unrecordableIds: [] });
-      await tick();
       // The runner hands the outcome to the supervisor; the Session waits for its commit.
-      expect(h.state().value).toBe('committing');
+      await waitUntil(() => h.state().value === 'committing', 'the Session to wait for its commit');
       expect(h.parentEvents).toEqual([]);
       // a task that becomes due meanwhile waits for the next attempt
       h.send({ type: 'tasks.due', now: T + 1, ids: ['a'] });
@@ -125,8 +123,7 @@ for (const [name, logic] of [
       h.send({ type: 'tasks.due', now: T, ids: ['a', 'b'] });
       expect(h.state().value).toBe('delivering');
       h.crash(new Error('the runner broke'));
-      await tick();
-      expect(h.state().value).toBe('idle');
+      await waitUntil(() => h.state().value === 'idle', 'the Session to end its attempt');
       expect(h.taskState('a')).toBe('retrying');
       expect(h.taskState('b')).toBe('retrying');
       const failed = h.parentEvents.find((e) => e.type === 'tasks.failed') as { causes?: { ids: string[]; stage: string }[] } | undefined;
@@ -152,7 +149,7 @@ for (const [name, logic] of [
       h.send({ type: 'tasks.spawn', rows: [row('a', '2030-01-01T08:10:00.000Z')] });
       h.send({ type: 'tasks.due', now: T, ids: ['a'] });
       h.finish({ now: T, delivered: [], failedIds: [], unrecordableIds: [] });
-      await tick();
+      await waitUntil(() => h.state().value === 'committing', 'the Session to wait for its commit');
       h.send({
         type: 'delivery.settle',
         committed: [{ ...row('a', '2030-01-01T08:10:00.000Z'), status: 'inactive' }],

@@ -1,9 +1,10 @@
 // Path helpers for the model-based tests, on top of @xstate/graph: a bounded simple-path generator
 // (every path from the initial state that visits no state twice, up to a number of events),
-// dropping paths that a longer path contains, coverage counts against the transitions a machine
-// defines, short path names, and replaying a path's events through the model to get each step's
-// exact expected snapshot (the traversal keys states by their serialisation, so the snapshots it
-// stores for a step may come from another path that reached the same key).
+// dropping paths that a longer path contains, a seeded sample that still takes every step,
+// coverage counts against the transitions a machine defines, short path names, and replaying a
+// path's events through the model to get each step's exact expected snapshot (the traversal keys
+// states by their serialisation, so the snapshots it stores for a step may come from another path
+// that reached the same key).
 import { getAdjacencyMap, type PathGenerator, type StatePath, type Step } from '@xstate/graph';
 import {
   type AnyStateMachine,
@@ -83,6 +84,57 @@ export function withoutPrefixes<TPath extends { readonly steps: ReadonlyArray<{ 
     if (!covered) kept.push(candidate);
   }
   return kept.map((k) => k.path);
+}
+
+/**
+ * A deterministic sample of `paths` that takes every step any of them takes, a step being named
+ * by `stepKeys` (source, event and target as coarse as the caller wants): a greedy cover — the
+ * path adding the most steps not yet taken, ties broken by a seeded order — then `extra` more
+ * paths in that order. The sample keeps the paths' order.
+ */
+export function coveringSample<TPath>(
+  paths: readonly TPath[],
+  stepKeys: (path: TPath) => readonly string[],
+  extra: number,
+  seed: number,
+): TPath[] {
+  const random = seededRandom(seed);
+  const order = paths.map((path, index) => ({ index, keys: new Set(stepKeys(path)), rank: random() })).sort((a, b) => a.rank - b.rank);
+  const taken = new Set<string>();
+  const chosen = new Set<number>();
+  for (;;) {
+    let best: (typeof order)[number] | undefined;
+    let bestGain = 0;
+    for (const candidate of order) {
+      if (chosen.has(candidate.index)) continue;
+      let gain = 0;
+      for (const key of candidate.keys) if (!taken.has(key)) gain++;
+      if (gain > bestGain) [best, bestGain] = [candidate, gain];
+    }
+    if (best === undefined) break;
+    chosen.add(best.index);
+    for (const key of best.keys) taken.add(key);
+  }
+  let more = extra;
+  for (const candidate of order) {
+    if (more <= 0) break;
+    if (chosen.has(candidate.index)) continue;
+    chosen.add(candidate.index);
+    more--;
+  }
+  return paths.filter((_, index) => chosen.has(index));
+}
+
+/** A small seeded generator of numbers in [0, 1) (mulberry32). */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }
 
 /** An event as a short name: `type(payload values)`. */

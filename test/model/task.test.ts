@@ -3,12 +3,24 @@
 // service (manual clock, held fake Sessions, memory storage), the real task actor compared with
 // the model after every step through the inspector. Shortest paths reach every (state, context)
 // by every transition; simple paths go up to SIMPLE_PATH_STEPS events, and up to BASE_PATH_STEPS
-// events of the base steps alone — every step but a pause, a resume or a run now.
+// events of the base steps alone — every step but a pause, a resume or a run now. `npm test` runs a
+// seeded sample of them that takes every step any of them takes, a step named by what its event
+// stands for between the states it joins, each told by its value, pause, run-now request, failure,
+// backoff, status and target (`abstractStep`); `npm run stress` runs every path.
 import { createTestModel, type TestPath } from '@xstate/graph';
 import type { SnapshotFrom } from 'xstate';
 import { type TaskEvent, type TaskMachine, taskMachine } from '../../machines/taskMachine.ts';
 import type { TaskRow } from '../../src/domain/types.ts';
-import { boundedSimplePaths, definedTransitions, pathName, takenTransitions, visitedStates, withoutPrefixes } from './paths.ts';
+import { LONG_RUNS } from '../support/runs.ts';
+import {
+  boundedSimplePaths,
+  coveringSample,
+  definedTransitions,
+  pathName,
+  takenTransitions,
+  visitedStates,
+  withoutPrefixes,
+} from './paths.ts';
 import { TaskDriver } from './taskDriver.ts';
 import {
   isManualCommit,
@@ -28,6 +40,8 @@ const SIMPLE_PATH_STEPS = 5;
 /** The retry delay: a minute, so a retried write lands before a recurring task's next target. */
 const TASK_RETRY_MS = 60_000;
 const BASE_PATH_STEPS = 8;
+/** Paths `npm test` runs beyond those that take every abstract step, per suite. */
+const EXTRA_SAMPLED_PATHS = 40;
 
 type Snap = SnapshotFrom<TaskMachine>;
 
@@ -52,19 +66,45 @@ const fullState = (s: Snap): string => JSON.stringify({ value: s.value, context:
 const RUN_STATE_STEPS: readonly TaskStep[] = ['pause', 'resume', 'trigger'];
 const baseEvents = (s: Snap) => offeredTaskEvents(s).filter((e) => !RUN_STATE_STEPS.includes(stepOf(e) as TaskStep));
 
+/** What decides a task's behaviour in a state, without the title an edit toggles. */
+const abstractState = (s: Snap) => {
+  const { pausedAt, triggeredAt, failure, retries, status, record } = s.context;
+  return [
+    s.value,
+    pausedAt !== undefined,
+    triggeredAt !== undefined,
+    failure?.stage ?? null,
+    retries !== undefined,
+    status,
+    record.scheduledAt,
+  ];
+};
+
+/** Each step of a path: the abstract state it leaves, what its event stands for, the abstract state it reaches. */
+const abstractSteps = (path: TestPath<Snap, TaskEvent>): string[] =>
+  path.steps
+    .slice(1)
+    .map((step, i) => JSON.stringify([abstractState(path.steps[i]!.state), stepName(step.event), abstractState(step.state)]));
+
+/** Every path under `npm run stress`; under `npm test` a seeded sample taking every abstract step. */
+const sized = (paths: Array<TestPath<Snap, TaskEvent>>, seed: number) =>
+  LONG_RUNS ? paths : coveringSample(paths, abstractSteps, EXTRA_SAMPLED_PATHS, seed);
+
 /** With retry off only the shortest paths run: the simple paths repeat the retried suites' steps. */
-function shortestFor(input: { row: TaskRow }) {
+function shortestFor(input: { row: TaskRow }, seed: number) {
   const shortest = model.getShortestPaths({ input, events: offeredTaskEvents });
-  return { shortest, simple: [], paths: withoutPrefixes(shortest) };
+  const all = withoutPrefixes(shortest);
+  return { shortest, simple: [], all, paths: sized(all, seed) };
 }
 
-function pathsFor(input: { row: TaskRow }) {
+function pathsFor(input: { row: TaskRow }, seed: number) {
   const shortest = model.getShortestPaths({ input, events: offeredTaskEvents });
   const simple = [
     ...model.getPaths(boundedSimplePaths(SIMPLE_PATH_STEPS), { input, events: offeredTaskEvents, serializeState: fullState }),
     ...model.getPaths(boundedSimplePaths(BASE_PATH_STEPS), { input, events: baseEvents, serializeState: fullState }),
   ];
-  return { shortest, simple, paths: withoutPrefixes([...shortest, ...simple]) };
+  const all = withoutPrefixes([...shortest, ...simple]);
+  return { shortest, simple, all, paths: sized(all, seed) };
 }
 
 /** The suites: a one-shot and a recurring task whose failures are retried, and both again with retry off (parked). */
@@ -73,9 +113,9 @@ const suites = [
   { name: 'recurring', row: RECURRING, recurring: true, parked: false },
   { name: 'one-shot, retry off', row: ONE_SHOT, recurring: false, parked: true },
   { name: 'recurring, retry off', row: RECURRING, recurring: true, parked: true },
-].map((suite) => {
+].map((suite, seed) => {
   useRetryPolicy(suite.parked ? false : { initialMs: TASK_RETRY_MS, maxMs: TASK_RETRY_MS });
-  return { ...suite, ...(suite.parked ? shortestFor({ row: suite.row }) : pathsFor({ row: suite.row })) };
+  return { ...suite, ...(suite.parked ? shortestFor({ row: suite.row }, seed) : pathsFor({ row: suite.row }, seed)) };
 });
 
 const allPaths = suites.flatMap((s) => s.paths);
@@ -87,7 +127,9 @@ console.log(
       (s) =>
         `${s.name} ${s.shortest.length} shortest + ${s.simple.length} simple (≤ ${SIMPLE_PATH_STEPS} events, ≤ ${BASE_PATH_STEPS} base events)`,
     )
-    .join(', ')}; ${allPaths.length} paths run (none a prefix of another); they visit ${visitedStates(allPaths).size} of ${
+    .join(', ')}; ${allPaths.length} of their ${suites.reduce((n, s) => n + s.all.length, 0)} paths run (none a prefix of another${
+    LONG_RUNS ? '' : ', a sample taking every abstract step'
+  }); they visit ${visitedStates(allPaths).size} of ${
     Object.keys(taskMachine.states).length
   } states and take ${taken.size} of ${defined.size} transitions (${takenTransitions(allPaths, stepName).size} by what each event stands for)`,
 );
@@ -168,5 +210,12 @@ describe('task machine coverage', () => {
       'retrying task.updated retrying',
     ]);
     expect([...visitedStates(allPaths)].sort()).toEqual(Object.keys(taskMachine.states).sort());
+  });
+
+  it('each suite runs every abstract step its generated paths take', () => {
+    for (const suite of suites) {
+      const run = new Set(suite.paths.flatMap(abstractSteps));
+      expect([...new Set(suite.all.flatMap(abstractSteps))].filter((step) => !run.has(step))).toEqual([]);
+    }
   });
 });

@@ -2,10 +2,22 @@
 // (test/model/userModel.ts) with @xstate/graph — the shortest path to every state reached by every
 // transition, and every simple path of up to SIMPLE_PATH_STEPS events — each run against the real
 // service (manual clock, held fake Sessions; JSON file storage for the shortest paths, memory
-// storage for the simple ones), checking after every step what the user observes.
+// storage for the simple ones), checking after every step what the user observes. `npm test` runs
+// every shortest path and a seeded sample of the simple ones that takes every step they take (a
+// step: the state left, the event with its payload, the state reached); `npm run stress` runs all.
 import { createTestModel } from '@xstate/graph';
 import type { SnapshotFrom } from 'xstate';
-import { boundedSimplePaths, definedTransitions, eventName, pathName, takenTransitions, visitedStates, withoutPrefixes } from './paths.ts';
+import { LONG_RUNS } from '../support/runs.ts';
+import {
+  boundedSimplePaths,
+  coveringSample,
+  definedTransitions,
+  eventName,
+  pathName,
+  takenTransitions,
+  visitedStates,
+  withoutPrefixes,
+} from './paths.ts';
 import { runUserPath } from './userDriver.ts';
 import {
   CHANGE_KINDS,
@@ -21,6 +33,8 @@ import {
 
 /** The bound on simple paths: at most this many events. */
 const SIMPLE_PATH_STEPS = 7;
+/** Simple paths `npm test` runs beyond those that take every step. */
+const EXTRA_SAMPLED_PATHS = 60;
 
 type Snap = SnapshotFrom<UserModel>;
 
@@ -74,15 +88,19 @@ const shortest = model.getShortestPaths({
   serializeState: (s, event, prev) =>
     event === undefined || prev === undefined ? stateKey(s) : `${stateKey(s)} via ${eventName(event)} from ${stateKey(prev)}`,
 });
-const simple = model.getPaths(boundedSimplePaths(SIMPLE_PATH_STEPS), {
+const allSimple = model.getPaths(boundedSimplePaths(SIMPLE_PATH_STEPS), {
   events: offered(SIMPLE_EVENTS),
   serializeState: (s) => stateKey(s),
 });
+/** Each step of a path: the state it leaves, its event, the state it reaches. */
+const steps = (path: (typeof allSimple)[number]): string[] =>
+  path.steps.slice(1).map((step, i) => `${stateKey(path.steps[i]!.state)} ${eventName(step.event)} ${stateKey(step.state)}`);
+const simple = LONG_RUNS ? allSimple : coveringSample(withoutPrefixes(allSimple), steps, EXTRA_SAMPLED_PATHS, 1);
 const paths = withoutPrefixes([...shortest, ...simple]);
 const defined = definedTransitions(userModel);
 const taken = takenTransitions(paths);
 console.log(
-  `[model] user model: ${shortest.length} shortest paths (JSON storage) + ${simple.length} simple paths (≤ ${SIMPLE_PATH_STEPS} events, memory storage); ${
+  `[model] user model: ${shortest.length} shortest paths (JSON storage) + ${simple.length} of ${allSimple.length} simple paths (≤ ${SIMPLE_PATH_STEPS} events, memory storage); ${
     paths.length
   } paths run (none a prefix of another); they visit ${visitedStates(paths).size} of ${Object.keys(userModel.states).length} states and take ${
     [...defined].filter((t) => taken.has(t)).length
@@ -103,5 +121,10 @@ describe('user model coverage', () => {
   it('the paths visit every state and take every transition of the model', () => {
     expect([...visitedStates(paths)].sort()).toEqual(Object.keys(userModel.states).sort());
     expect([...defined].filter((t) => !taken.has(t))).toEqual([]);
+  });
+
+  it('the paths run take every step the generated paths take', () => {
+    const run = new Set(paths.flatMap(steps));
+    expect([...new Set([...shortest, ...allSimple].flatMap(steps))].filter((step) => !run.has(step))).toEqual([]);
   });
 });

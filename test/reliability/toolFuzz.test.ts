@@ -1,11 +1,12 @@
-// Tool-argument fuzzing at CI scale (fixed seeds; `npm run stress` runs the same properties with
+// Tool-argument fuzzing at test scale (fixed seeds; `npm run stress` runs the same properties with
 // 1 000 000 handler-layer and 200 000 whole-service cases). The handler layer takes the bulk;
 // the whole service — mailbox, slot runner, memory storage, notifications — takes a share of
 // its own, so a refusal is also seen to write and announce nothing.
+import { runs } from '../support/runs.ts';
 import { fuzzToolHandlers, fuzzToolService } from './toolFuzz.ts';
 
-const CI_HANDLER_CASES = 50_000;
-const CI_SERVICE_CASES = 10_000;
+const CI_HANDLER_CASES = runs({ short: 15_000, long: 50_000 });
+const CI_SERVICE_CASES = runs({ short: 3_000, long: 10_000 });
 
 describe('tool arguments of every shape and type', () => {
   it(`${CI_HANDLER_CASES} cases through the tool handlers: documented codes only, storable batches, no pollution`, () => {

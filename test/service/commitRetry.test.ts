@@ -9,6 +9,7 @@ import { ScheduleError } from '../../src/domain/errors.ts';
 import type { CommitBatch, ScheduleStorage, SessionController, StoredDomain } from '../../src/ports.ts';
 import { createFakeSessions, createManualClock, type FakeSessions, type ManualClock } from '../../src/testing.ts';
 import { closeAll, closeHarness, create, type Harness, harness, MINUTE, tick } from '../support/harness.ts';
+import { waitUntil } from '../support/waitUntil.ts';
 
 afterEach(closeAll);
 
@@ -54,10 +55,6 @@ class FlakyStorage implements ScheduleStorage {
   }
 }
 
-const macrotasks = async () => {
-  for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
-};
-
 /** Fake Sessions whose next flushes wait, once `hold()` is called, until `release()`. */
 function gatedFlush(sessions: FakeSessions) {
   let held = false;
@@ -78,6 +75,10 @@ function gatedFlush(sessions: FakeSessions) {
     controller,
     hold: () => {
       held = true;
+    },
+    /** Flushes waiting for `release()`. */
+    get waiting() {
+      return waiters.length;
     },
     release: () => {
       held = false;
@@ -244,15 +245,27 @@ describe('a failed row write after a successful flush', () => {
     const storage = new FlakyStorage(clock);
     const sessions = createFakeSessions();
     const gate = gatedFlush(sessions);
-    const h = await harness({ clock, storage, sessions, controller: gate.controller, attachClock: false, config: { retry: RETRY } });
+    const dueAt: number[] = [];
+    const h = await harness({
+      clock,
+      storage,
+      sessions,
+      controller: gate.controller,
+      attachClock: false,
+      config: { retry: RETRY },
+      inspect: (e) => {
+        const event = (e as { event?: { type?: string; now?: number } }).event;
+        if (e.type === '@xstate.event' && event?.type === 'tasks.due' && event.now !== undefined) dueAt.push(event.now);
+      },
+    });
     const task = await create(h, 's1', { after_seconds: 60 });
     gate.hold();
     await clock.advance(MINUTE); // 08:01:00: delivering, the flush is held
-    await macrotasks();
+    await waitUntil(() => gate.waiting === 1, 'the flush to be held');
     const edited = await h.svc.callTool('s1', 'schedule_update', { id: task.id, change: { kind: 'at', at: '2030-01-01T08:01:30.000Z' } });
     expect(edited).toMatchObject({ kind: 'at', scheduledAt: '2030-01-01T08:01:30.000Z' });
     await clock.advance(30_000); // the new target falls due while the first delivery is still in flight
-    await macrotasks();
+    await waitUntil(() => dueAt.includes(Date.parse('2030-01-01T08:01:30.000Z')), 'the Session to be told the task is due again');
     storage.failFor(task.id, 1);
     gate.release();
     await h.svc.whenIdle();

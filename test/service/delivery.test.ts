@@ -7,6 +7,7 @@ import type { FollowupMessage, ScheduleAgent, ScheduleStorage, SessionController
 import { createScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { closeAll, create, HOUR, harness, MINUTE, tick } from '../support/harness.ts';
+import { waitUntil } from '../support/waitUntil.ts';
 
 afterEach(closeAll);
 
@@ -63,11 +64,6 @@ function gatedSessions() {
   };
 }
 
-const flushMicrotasks = async () => {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
-  await new Promise((r) => setImmediate(r));
-};
-
 describe('batching', () => {
   it('recurring tasks of a Session share one batch; one-shots get one message each; keys name every reminder', async () => {
     const h = await harness({ start: T0 });
@@ -119,10 +115,9 @@ describe('flushed attempts on their way to the commit', () => {
       for (const s of ['s1', 's2', 's3'])
         expect(await svc.callTool(s, 'schedule_create', { prompt: s, title: s, after_seconds: 600 })).not.toHaveProperty('code');
       await clock.advance(10 * MINUTE);
-      await flushMicrotasks();
-      expect(gated.waiting).toBe(3);
+      await waitUntil(() => gated.waiting === 3, 'the three flushes to be held');
       gated.releaseOne();
-      await flushMicrotasks();
+      await waitUntil(() => handed.length === 1, 'the first flushed attempt to reach the supervisor');
       gated.releaseAll();
       await svc.whenIdle();
       expect(handed).toEqual([['s1'], ['s2', 's3']]);
@@ -185,8 +180,7 @@ describe('changes while a delivery is in flight', () => {
     const h = await harness({ start: T0, controller: gated.controller, attachClock: false });
     const v = await create(h, 's1', { every_seconds: 600 });
     await h.clock.advance(10 * MINUTE);
-    await flushMicrotasks();
-    expect(gated.waiting).toBe(1);
+    await waitUntil(() => gated.waiting === 1, 'the flush to be held');
     const renamed = (await h.svc.callTool('s1', 'schedule_update', { id: v.id, title: 'Renamed' })) as { title: string };
     expect(renamed.title).toBe('Renamed');
     gated.releaseAll();
@@ -201,7 +195,7 @@ describe('changes while a delivery is in flight', () => {
     const h = await harness({ start: T0, controller: gated.controller, attachClock: false });
     const v = await create(h, 's1', { after_seconds: 600 });
     await h.clock.advance(10 * MINUTE);
-    await flushMicrotasks();
+    await waitUntil(() => gated.waiting === 1, 'the flush to be held');
     await h.svc.callTool('s1', 'schedule_update', { id: v.id, change: { kind: 'at', at: '2030-01-01T12:00:00Z' } });
     gated.releaseAll();
     await h.svc.whenIdle();
@@ -215,7 +209,7 @@ describe('changes while a delivery is in flight', () => {
     const h = await harness({ start: T0, controller: gated.controller, attachClock: false });
     const v = await create(h, 's1', { every_seconds: 600 });
     await h.clock.advance(10 * MINUTE);
-    await flushMicrotasks();
+    await waitUntil(() => gated.waiting === 1, 'the flush to be held');
     expect(await h.svc.callTool('s1', 'schedule_delete', { id: v.id })).toEqual({ id: v.id, deleted: true });
     gated.releaseAll();
     await h.svc.whenIdle();
@@ -233,12 +227,12 @@ describe('cold Session restores', () => {
     for (let i = 0; i < 10; i++) await create(h, `s${i}`, { after_seconds: 60 });
     gated.holdResolves(true);
     await h.clock.advance(MINUTE);
-    await flushMicrotasks();
-    expect(gated.waiting).toBe(3);
+    await waitUntil(() => gated.waiting === 3, 'three restores to be held');
     gated.holdResolves(false);
-    for (let i = 0; i < 20 && gated.flushed.length < 10; i++) {
+    // Each release lets held restores and flushes go on, and the next ones take their places.
+    while (gated.flushed.length < 10) {
       gated.releaseAll();
-      await flushMicrotasks();
+      await waitUntil(() => gated.waiting > 0 || gated.flushed.length === 10, 'the next restore or flush, or all ten flushed');
     }
     await h.svc.whenIdle();
     expect(gated.maxConcurrentResolves).toBe(3);
@@ -264,9 +258,9 @@ describe('an edit whose write lands after the delivery started', () => {
     await h.clock.advance(5 * MINUTE); // 08:05
     // planned at 08:05: every 300 s → 08:10, the very instant the old rule is due; its write is held
     const edited = h.svc.callTool('s1', 'schedule_update', { id: v.id, change: { kind: 'every', every_seconds: 300 } });
-    await flushMicrotasks();
+    await waitUntil(() => release !== null, "the edit's write to be held");
     await h.clock.advance(5 * MINUTE); // 08:10: the old rule's delivery starts and is flushed
-    await flushMicrotasks();
+    await waitUntil(() => h.sessions.messages('s1').length > 0, 'the old rule to be delivered');
     expect(h.sessions.messages('s1')).toHaveLength(1);
     release!();
     expect(await edited).toMatchObject({ everySeconds: 300, scheduledAt: '2030-01-01T08:10:00.000Z' });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import type { ScheduleMetrics, ScheduleStorage, SessionController } from '../../src/ports.ts';
 import type { ScheduleConfig } from '../../src/runtime/config.ts';
-import { createScheduleService, type ScheduleChange, type ScheduleService } from '../../src/service.ts';
+import { createScheduleService, type ScheduleChange, type ScheduleService, type ScheduleServiceOptions } from '../../src/service.ts';
 import { createFakeSessions, createManualClock, type FakeSessions, type ManualClock } from '../../src/testing.ts';
 
 export interface Harness {
@@ -26,6 +26,8 @@ export interface HarnessOptions {
   readonly storage?: ScheduleStorage;
   readonly config?: ScheduleConfig;
   readonly metrics?: ScheduleMetrics;
+  /** Receives XState's inspection events: what the actors are sent, to wait on. */
+  readonly inspect?: ScheduleServiceOptions['inspect'];
   /** Let `clock.advance` wait for the service to go idle (default). Off for tests that hold a delivery open. */
   readonly attachClock?: boolean;
 }
@@ -44,6 +46,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
     clock,
     ...(options.config === undefined ? {} : { config: options.config }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     logger: {
       warn: (msg, data) => logs.push({ level: 'warn', msg, data }),
       error: (msg, data) => logs.push({ level: 'error', msg, data }),
