@@ -9,14 +9,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import type { ClusterService } from '../src/adapters/postgres/index.ts';
 import { isWildcardAddress } from '../src/console/allowedHosts.ts';
 import type { Console } from '../src/console/options.ts';
-import type { Clock, Logger, ScheduleConfig, ScheduleInspector } from '../src/index.ts';
+import type { Clock, Logger, ScheduleCluster, ScheduleConfig, ScheduleInspector, ScheduleService } from '../src/index.ts';
 import { createManualClock, type ManualClock } from '../src/testing.ts';
 import type { HostDatabaseOptions } from './database.ts';
 import { createHostConsole, hostAllowedHosts } from './hostConsole.ts';
-import type { HostService } from './hostService.ts';
 import { type HostLimits, hostLimits } from './limits.ts';
 import type { FileSessions } from './sessions/fileSessions.ts';
 import { openHostStack } from './stack.ts';
@@ -64,9 +62,9 @@ export interface Host {
   /** `http://<host>:<port>`, without a trailing slash. */
   readonly url: string;
   /** The schedule: a `ScheduleService` on files, this replica's `ClusterService` on PostgreSQL. */
-  readonly service: HostService;
+  readonly service: ScheduleService;
   /** This replica as a cluster member (database mode only): its Host id, shards, keeper. */
-  readonly cluster: ClusterService | undefined;
+  readonly cluster: ScheduleCluster | undefined;
   readonly sessions: FileSessions;
   readonly clock: Clock;
   /** The live inspector of the service's actor system (what `GET /api/inspect` shows). */

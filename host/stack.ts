@@ -3,17 +3,17 @@
 // inspector of its actor system (timestamped by the stack's clock) and, when `inspectWs` names a
 // WebSocket server, the same inspection events sent to the Stately Inspector there as well
 // (statelyInspector.ts). With `database`, the schedule and the Sessions' transcripts are kept in
-// PostgreSQL instead (database.ts) and the data folder is not used: the stack is then one member
-// of a cluster (`createClusterService`) under its Host id — it holds its share of the 256 shards,
-// runs a schedule service per shard held (their actors all in the one inspector, keyed by shard:
-// shardInspection.ts) and answers for every Session, so several replicas on one schema deliver
-// each reminder once. The service reports to the stack's metrics (the console's prom-client
+// PostgreSQL instead (database.ts) and the data folder is not used: the same service, over a
+// storage the replicas share (`postgresStorage({ …, cluster })`), is then one member of a cluster
+// under its Host id — it holds its share of the 256 shards, runs a schedule service per shard held
+// (their actors all in the one inspector, keyed by shard) and answers for every Session, so
+// several replicas on one schema deliver each reminder once. The service reports to the stack's metrics (the console's prom-client
 // metrics), which the console's `GET /metrics` serves. The HTTP Host is built on it, and a process that only schedules and
 // delivers (a worker, a crash test) can open it alone. The storage (file mode only) and the
 // Session controller the service sees can be wrapped (instrumentation, fault injection) without
 // rebuilding the stack.
 import { join } from 'node:path';
-import { type ClusterService, createClusterService } from '../src/adapters/postgres/index.ts';
+import { postgresStorage } from '../src/adapters/postgres/index.ts';
 import { type ConsoleMetrics, prometheusMetrics } from '../src/console/metrics.ts';
 import {
   type Clock,
@@ -22,6 +22,7 @@ import {
   type JsonFileStorageOptions,
   jsonFileStorage,
   type Logger,
+  type ScheduleCluster,
   type ScheduleConfig,
   type ScheduleInspectionEvent,
   type ScheduleInspector,
@@ -31,9 +32,7 @@ import {
   systemClock,
 } from '../src/index.ts';
 import { type HostDatabaseOptions, openHostDatabase } from './database.ts';
-import type { HostService } from './hostService.ts';
 import { createFileSessions, type FileSessions } from './sessions/fileSessions.ts';
-import { shardInspectionEvent } from './shardInspection.ts';
 import { createStatelyFeed, type StatelyFeed } from './statelyInspector.ts';
 
 export interface HostStackOptions {
@@ -67,10 +66,10 @@ export interface HostStackWrappers {
 export const INSPECTOR_CAPACITY = 500;
 
 /** A running service with its Sessions: a `ScheduleService` on files, a cluster member's on PostgreSQL. */
-export interface HostStack<S extends HostService = HostService> {
-  readonly service: S;
-  /** The cluster this stack is a member of (database mode only). */
-  readonly cluster: ClusterService | undefined;
+export interface HostStack {
+  readonly service: ScheduleService;
+  /** This replica as a member of its cluster (database mode only). */
+  readonly cluster: ScheduleCluster | undefined;
   readonly sessions: FileSessions;
   readonly clock: Clock;
   /** The live actor tree and recent events of the service's actor system. */
@@ -84,8 +83,6 @@ export interface HostStack<S extends HostService = HostService> {
 }
 
 /** Opens the domain and starts the service. Rejects with `corrupt_schedule_log` on a bad domain. */
-export function openHostStack(options: HostStackOptions & { readonly database?: undefined }): Promise<HostStack<ScheduleService>>;
-export function openHostStack(options: HostStackOptions): Promise<HostStack>;
 export async function openHostStack(options: HostStackOptions): Promise<HostStack> {
   const clock = options.clock ?? systemClock;
   const sessionOptions = { now: () => clock.now(), ...(options.demoAgent === undefined ? {} : { demoAgent: options.demoAgent }) };
@@ -115,44 +112,37 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
           stately.inspect(event);
         };
   const serviceSessions = options.wrap?.sessions?.(sessions) ?? sessions;
-  let service: HostService | undefined;
-  let cluster: ClusterService | undefined;
+  let service: ScheduleService | undefined;
   // Read at each scrape; nothing is shown before the service is open.
   const metrics = prometheusMetrics(async () => {
     const counts = await service?.remote.counts();
     return counts === undefined || 'code' in counts ? undefined : counts.all;
   });
   try {
-    if (database === undefined) {
-      const storage = jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') });
-      service = await createScheduleService({
-        sessions: serviceSessions,
-        storage: options.wrap?.storage?.(storage) ?? storage,
-        clock,
-        inspect,
-        metrics: metrics.port,
-        ...(options.config === undefined ? {} : { config: options.config }),
-        ...(logger === undefined ? {} : { logger }),
-      });
-    } else {
-      const { leaseMs, listen, autoStart, keeperPool } = options.database ?? {};
-      cluster = await createClusterService({
-        pool: database.pool,
-        schema: database.schema,
-        hostId: database.hostId,
-        sessions: serviceSessions,
-        clock,
-        metrics: metrics.port,
-        inspect: (event, shard) => inspect(shardInspectionEvent(event, shard)),
-        ...(leaseMs === undefined ? {} : { leaseMs }),
-        ...(listen === undefined ? {} : { routing: { listen } }),
-        ...(autoStart === undefined ? {} : { autoStart }),
-        ...(keeperPool === undefined ? {} : { keeperPool }),
-        ...(options.config === undefined ? {} : { config: options.config }),
-        ...(logger === undefined ? {} : { logger }),
-      });
-      service = cluster;
-    }
+    const { leaseMs, listen, autoStart, keeperPool } = options.database ?? {};
+    const storage =
+      database === undefined
+        ? jsonFileStorage({ ...options.storage, path: join(options.dataDir, 'schedule.json') })
+        : postgresStorage({
+            pool: database.pool,
+            schema: database.schema,
+            cluster: {
+              hostId: database.hostId,
+              ...(leaseMs === undefined ? {} : { leaseMs }),
+              ...(listen === undefined ? {} : { routing: { listen } }),
+              ...(autoStart === undefined ? {} : { autoStart }),
+              ...(keeperPool === undefined ? {} : { keeperPool }),
+            },
+          });
+    service = await createScheduleService({
+      sessions: serviceSessions,
+      storage: database === undefined ? (options.wrap?.storage?.(storage) ?? storage) : storage,
+      clock,
+      inspect,
+      metrics: metrics.port,
+      ...(options.config === undefined ? {} : { config: options.config }),
+      ...(logger === undefined ? {} : { logger }),
+    });
   } catch (error) {
     await stately?.close();
     await database?.close();
@@ -161,7 +151,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
   const opened = service;
   return {
     service: opened,
-    cluster,
+    cluster: opened.cluster,
     sessions,
     clock,
     inspector,

@@ -3,8 +3,8 @@
 // moves the manual clock, fires the timers that fall due, waits until the service is idle, tells
 // the page (a `clock` event) and answers `{now}`. Without a test clock the route does not exist.
 import type { ConsoleEvent, ConsoleRoute } from '../src/console/options.ts';
+import type { ScheduleService } from '../src/index.ts';
 import type { ManualClock } from '../src/testing.ts';
-import type { HostService } from './hostService.ts';
 
 const refuse = (code: string, message: string, status: number): Response => Response.json({ code, message }, { status });
 
@@ -26,7 +26,7 @@ async function jsonObject(request: Request): Promise<Record<string, unknown> | R
 }
 
 /** The route moving `clock`; `emit` sends the page the new time. */
-export function testClockRoute(service: HostService, clock: ManualClock, emit: (event: ConsoleEvent) => void): ConsoleRoute {
+export function testClockRoute(service: ScheduleService, clock: ManualClock, emit: (event: ConsoleEvent) => void): ConsoleRoute {
   return {
     method: 'POST',
     path: '/api/test/clock',

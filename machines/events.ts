@@ -247,14 +247,20 @@ export const SESSION_GROUPS = 256;
 export const SESSION_GROUP_PREFIX = 'sessions:';
 
 /**
- * The id of the Session group actor that holds a Session's actor: `sessions:<n>`, n from an
- * FNV-1a hash of the Session id, so it needs no table and stays the same across restarts.
+ * The Session group of a Session (0–255), which is also its shard in a cluster: the 32-bit
+ * FNV-1a hash of the id's UTF-16 code units, modulo 256 — no table, the same across restarts and
+ * Hosts, so a load balancer can compute it (docs/cluster.md).
  */
-export function sessionGroupId(sessionId: string): string {
+export function sessionShard(sessionId: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < sessionId.length; i++) {
     hash ^= sessionId.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
-  return `${SESSION_GROUP_PREFIX}${(hash >>> 0) % SESSION_GROUPS}`;
+  return (hash >>> 0) % SESSION_GROUPS;
+}
+
+/** The id of the Session group actor that holds a Session's actor: `sessions:<n>`, n its {@link sessionShard}. */
+export function sessionGroupId(sessionId: string): string {
+  return `${SESSION_GROUP_PREFIX}${sessionShard(sessionId)}`;
 }

@@ -1,14 +1,8 @@
 // The public machines (`agent-schedule/machines`): a Host built on XState invokes
 // `scheduleSupervisor` — the supervisor with its real effect actors — as a child of its own system,
-// or, as one Host of a cluster, `clusterSupervisor`, which speaks the same protocol. The two
-// imports of this folder from outside `xstate` and `src/domain`: the entry point re-exports the
-// assembled supervisor and the cluster's actor (the machines themselves never import either).
-export {
-  type ClusterSupervisor,
-  type ClusterSupervisorContext,
-  type ClusterSupervisorEvent,
-  clusterSupervisor,
-} from '../src/cluster/clusterSupervisor.ts';
+// over a storage of its own or, as one Host of a cluster, over a storage many Hosts share. The one
+// import of this folder from outside `xstate` and `src/domain`: the entry point re-exports the
+// assembled supervisor (the machines themselves never import it).
 export {
   type ScheduleSupervisor,
   type ScheduleSupervisorInput,

@@ -9,8 +9,11 @@
 // creates the runtime handle), the long-lived `slotRunner` (receives `slot.run`, answers
 // `slot.done`, so a slot spawns nothing), the `timer` over the injected clock (sends `clock.tick`,
 // and `tasks.activate` first for passivated tasks it brings back, spawned like restored ones) and
-// `closeDomain`. The stubs below throw; `scheduleSupervisor` provides the real ones. This file
-// holds no I/O.
+// `closeDomain`. Over a storage many Hosts share (one with `cluster`), the supervisor is one
+// member of the cluster instead: `member` runs the `clusterMember` effect actor, which joins the
+// cluster, runs each call where its Session's shard is held and reports every change committed at
+// any Host, with the same protocol. The stubs below throw; `scheduleSupervisor` provides the real
+// ones. This file holds no I/O.
 import { type AnyActorRef, assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import { ScheduleError } from '../src/domain/errors.ts';
 import type { TaskRow } from '../src/domain/types.ts';
@@ -50,7 +53,24 @@ export type SupervisorEvent =
   | DeliveryFlushedEvent
   | TasksFailedEvent
   /** Task actors took these failures (the timer re-queued them): their failure status is written with their rows. */
-  | FailuresTakenEvent;
+  | FailuresTakenEvent
+  | MemberEvent;
+
+/** What the cluster member actor reports (the `member` state only). */
+export type MemberEvent =
+  /** The cluster is joined: calls run from now on. */
+  | { readonly type: 'member.joined' }
+  /** A call the member ran is settled: its reply body. */
+  | { readonly type: 'member.settled'; readonly call: ScheduleCallEvent; readonly body: ScheduleReplyBody }
+  /** A change was committed at some Host of the cluster. */
+  | { readonly type: 'member.changed'; readonly sessionId: string; readonly ids: readonly string[] }
+  /** The member left the cluster after its calls in progress finished. */
+  | { readonly type: 'member.left' }
+  /** The cluster could not be joined or left: the supervisor errors with `error`. */
+  | { readonly type: 'member.failed'; readonly error: unknown };
+
+/** What the supervisor tells its cluster member: a call to run, or to leave once the calls in progress are done. */
+export type MemberCommand = ScheduleCallEvent | { readonly type: 'member.leave' };
 
 /** From the timer, after it re-queued failed tasks: the tasks whose failure status is to be stored. */
 export interface FailuresTakenEvent {
@@ -69,6 +89,12 @@ export interface FailuresTakenEvent {
 export type SupervisorInput = object;
 
 const keepsTreeOnClose = (input: SupervisorInput): boolean => 'keepTreeOnClose' in input && input.keepTreeOnClose === true;
+
+/** Whether the input's storage is one many Hosts share (it has a `cluster` membership): the supervisor is then a member. */
+const joinsCluster = (input: SupervisorInput): boolean => {
+  const storage = 'storage' in input ? input.storage : undefined;
+  return typeof storage === 'object' && storage !== null && 'cluster' in storage && storage.cluster !== undefined;
+};
 
 export interface SupervisorContext {
   /** Commands waiting for their slot, oldest first. */
@@ -265,6 +291,10 @@ export const supervisorMachine = setup({
     closeDomain: fromPromise<void, RuntimeInput>(async () => {
       throw new Error('closeDomain is provided by scheduleSupervisor');
     }),
+    /** One member of a cluster: joins it, runs the calls it receives, leaves on `member.leave`. */
+    clusterMember: fromCallback<MemberCommand, SupervisorInput>(() => {
+      throw new Error('clusterMember is provided by scheduleSupervisor');
+    }),
   },
   guards: {
     hasQueued: ({ context }) => context.queue.size > 0,
@@ -274,6 +304,8 @@ export const supervisorMachine = setup({
     closeRequested: ({ context }) => context.closeRequested,
     notClosing: ({ context }) => !context.closeAsked,
     keepTreeOnClose: ({ context }) => keepsTreeOnClose(context.input),
+    joinsCluster: ({ context }) => joinsCluster(context.input),
+    closeAsked: ({ context }) => context.closeAsked,
   },
   actions: {
     enqueueCommand: assign(({ context, event }) => {
@@ -380,6 +412,23 @@ export const supervisorMachine = setup({
         enqueue.emit({ type: 'schedule/changed', sessionId: change.sessionId, ids });
       }
     }),
+    /** A member's settled call is answered as a slot's reply is: to its `replyTo`, else the parent, else emitted. */
+    replyMember: enqueueActions(({ enqueue, event, self }) => {
+      if (event.type !== 'member.settled') return;
+      const reply = replyEvent(event.call.requestId, callOp(event.call.call), event.body);
+      const target: AnyActorRef | undefined = event.call.replyTo ?? self._parent;
+      if (target === undefined) enqueue.emit(reply);
+      else enqueue.sendTo(target, reply);
+    }),
+    /** A change committed at any Host of the cluster, told as a committed slot's changes are. */
+    reportMemberChange: enqueueActions(({ enqueue, event, self }) => {
+      if (event.type !== 'member.changed') return;
+      const ids = [...event.ids];
+      if (self._parent !== undefined) enqueue.sendTo(self._parent, { type: 'schedule.changed', sessionId: event.sessionId, ids });
+      enqueue.emit({ type: 'schedule/changed', sessionId: event.sessionId, ids });
+    }),
+    forwardToMember: sendTo('member', ({ event }) => event as ScheduleCallEvent),
+    leaveCluster: sendTo('member', { type: 'member.leave' }),
     /** A call that arrives once the supervisor is closing is refused: nothing is left to run it. */
     refuseClosed: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'schedule.call') return;
@@ -420,11 +469,45 @@ export const supervisorMachine = setup({
     runtime: null,
     attempts: undefined,
   }),
-  initial: 'opening',
+  initial: 'starting',
   on: {
     'schedule.call': { actions: 'enqueueCommand' },
   },
   states: {
+    starting: {
+      description: 'Reads the input: a storage many Hosts share makes this supervisor a cluster member.',
+      always: [{ guard: 'joinsCluster', target: 'member' }, { target: 'opening' }],
+    },
+    member: {
+      description: 'One Host of a cluster: each call runs where its Session’s shard is held; every change at any Host is told.',
+      invoke: { id: 'member', src: 'clusterMember', input: ({ context }) => context.input },
+      initial: 'joining',
+      on: {
+        'schedule.call': { actions: 'forwardToMember' },
+        'member.settled': { actions: 'replyMember' },
+        'member.changed': { actions: 'reportMemberChange' },
+        'member.failed': { target: 'failed' },
+      },
+      states: {
+        joining: {
+          description: 'Takes this Host’s share of the shards; calls wait in the member.',
+          on: { 'member.joined': 'serving', 'schedule.close': { actions: 'askClose' } },
+        },
+        serving: {
+          description: 'Each call runs as it arrives and is answered when it settles (replies may come out of request order).',
+          always: { guard: 'closeAsked', target: 'leaving' },
+          on: { 'schedule.close': { target: 'leaving', actions: 'askClose' } },
+        },
+        leaving: {
+          description: 'Closing: the calls in progress finish, then every shard is handed back; new calls are refused.',
+          entry: 'leaveCluster',
+          on: {
+            'schedule.call': { actions: 'refuseClosed' },
+            'member.left': [{ guard: 'keepTreeOnClose', target: '#supervisor.closed' }, { target: '#supervisor.done' }],
+          },
+        },
+      },
+    },
     opening: {
       description: 'Decodes the stored domain and spawns the actors of the active tasks; calls wait in the mailbox.',
       invoke: {

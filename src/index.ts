@@ -1,5 +1,8 @@
 // The public API of agent-schedule (docs/api.md). Every export is listed by name.
 
+// The service
+/** The shard (0–255) of a Session in a cluster: FNV-1a of its id modulo 256 (docs/cluster.md). */
+export { sessionShard as shardOf } from '../machines/events.ts';
 // The calls an XState Host sends the supervisor and their replies, typed by operation (plain data;
 // the actors themselves are in `agent-schedule/machines`)
 export type {
@@ -77,7 +80,6 @@ export {
 } from './inspector/index.ts';
 export type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
 export type { InspectedStateValue } from './inspector/types.ts';
-
 // The legacy session-local log (docs/storage.md)
 export {
   decodeScheduleChange,
@@ -90,11 +92,14 @@ export {
 // Ports a Host implements or passes in
 export type {
   Clock,
+  ClusterMembership,
   CommitBatch,
   FollowupLease,
   FollowupMessage,
   FollowupMeta,
+  JoinedCluster,
   Logger,
+  MemberPorts,
   ScheduleAgent,
   ScheduleHealth,
   ScheduleLevels,
@@ -134,8 +139,13 @@ export type { RetryPolicy, ScheduleConfig } from './runtime/config.ts';
 export type { LegacyNote } from './runtime/legacyNote.ts';
 // The supervisor as actor logic, for a Host built on XState
 export type { ScheduleSupervisorInput } from './runtime/supervisorInput.ts';
-// The service
-export { createScheduleService, type ScheduleChange, type ScheduleService, type ScheduleServiceOptions } from './service.ts';
+export {
+  createScheduleService,
+  type ScheduleChange,
+  type ScheduleCluster,
+  type ScheduleService,
+  type ScheduleServiceOptions,
+} from './service.ts';
 // The model tools, and their shapes for each model API
 export { stripNulls, type ToolCallOptions } from './tools/callFormat.ts';
 export { TOOL_DEFINITIONS, type ToolDefinition, type ToolName } from './tools/definitions.ts';

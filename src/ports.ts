@@ -2,8 +2,13 @@
 // the clock and its timers, durable storage of the JSON domain, a logger and the metrics
 // (docs/operations.md). Adapters in src/adapters/ implement the clock and storage; the Host
 // implements the Session controller and, if it keeps metrics, the metrics port.
+import type { ReplyValue, ScheduleCall } from '../machines/replies.ts';
+import type { StepReport } from './adapters/postgres/shardKeeper.ts';
+import type { ClusterTopology } from './cluster/clusterRows.ts';
 import type { CallRef, RememberedCall } from './domain/rememberedCalls.ts';
 import type { FailureStage, TaskRow } from './domain/types.ts';
+import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
+import type { ScheduleConfig } from './runtime/config.ts';
 
 /** A message the scheduler appends to a Session: a user-role follow-up produced by `schedule`. */
 export interface FollowupMessage {
@@ -109,6 +114,55 @@ export interface ScheduleStorage {
    * from a database sequence). Without it, ids come from the domain's own counter.
    */
   allocateTaskNumbers?(count: number): Promise<readonly number[]>;
+  /**
+   * Present on a storage many Hosts share (`postgresStorage({ …, cluster })`): such a storage is
+   * joined, not opened — `createScheduleService` and `scheduleSupervisor` run this Host as one
+   * member of the cluster through it, with the same calls and options as over a storage of one.
+   */
+  readonly cluster?: ClusterMembership;
+}
+
+/** The Host's ports a cluster member runs its shards with. */
+export interface MemberPorts {
+  readonly sessions: SessionController;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly config?: ScheduleConfig;
+  readonly metrics?: ScheduleMetrics;
+  /**
+   * Receives the XState inspection events of every shard this Host opens, each actor seen under
+   * its shard (`s12/…`), so one inspector holds the trees of every shard held.
+   */
+  readonly inspect?: (event: ScheduleInspectionEvent) => void;
+}
+
+/** How a Host joins the cluster a shared storage belongs to. */
+export interface ClusterMembership {
+  /** This Host, unique among the running processes. */
+  readonly hostId: string;
+  /** Joins: takes this Host's share of the shards and answers calls for any Session. */
+  join(ports: MemberPorts): Promise<JoinedCluster>;
+}
+
+/** One Host's part of a cluster, once joined. */
+export interface JoinedCluster {
+  readonly hostId: string;
+  /** Runs one call for any Session (a call for another Host's Session is answered by that Host). */
+  run(call: ScheduleCall): Promise<ReplyValue>;
+  /** Every change committed at any Host of the cluster. */
+  subscribe(listener: (change: { readonly sessionId: string; readonly ids: readonly string[] }) => void): () => void;
+  /** The shards this Host holds, with their epochs. */
+  held(): ReadonlyMap<number, number>;
+  /** The live Hosts and every shard's owner, epoch and expiry, read from the database. */
+  topology(): Promise<ClusterTopology>;
+  /** The Host that holds a Session's shard, as this Host last read it (undefined while no Host holds it). */
+  ownerOf(sessionId: string): Promise<string | undefined>;
+  /** One step of the lease keeper (a Host that joined with `autoStart: false` runs them itself). */
+  step(): Promise<StepReport>;
+  health(): ScheduleHealth;
+  whenIdle(): Promise<void>;
+  /** Hands every shard back and leaves the cluster. */
+  close(): Promise<void>;
 }
 
 /**

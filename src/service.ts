@@ -10,7 +10,7 @@ import { ScheduleError } from './domain/errors.ts';
 import type { HistoryPage } from './domain/historyPage.ts';
 import type { CatalogEntry, ScheduleView } from './domain/types.ts';
 import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
-import type { ScheduleHealth } from './ports.ts';
+import type { ClusterMembership, JoinedCluster, Logger, ScheduleHealth } from './ports.ts';
 import type {
   ArchiveActivity,
   BulkReanchorRequest,
@@ -127,7 +127,16 @@ export interface ScheduleService {
   /** Whether the service is open (a readiness probe's answer, read from memory): false once `close()` was called. */
   health(): ScheduleHealth;
   close(): Promise<void>;
+  /**
+   * A member of a cluster only (its storage is `postgresStorage({ …, cluster })`): this Host's
+   * id, the shards it holds, the cluster's leases, which Host holds a Session's shard, and a step
+   * of the lease keeper for a Host that runs them itself.
+   */
+  readonly cluster?: ScheduleCluster;
 }
+
+/** What a cluster member tells of the cluster (`ScheduleService.cluster`). */
+export type ScheduleCluster = Pick<JoinedCluster, 'hostId' | 'held' | 'topology' | 'ownerOf' | 'step'>;
 
 /** How a pending call's promise settles once its reply arrives. */
 interface PendingCall {
@@ -139,11 +148,70 @@ interface PendingCall {
 const keyed = (options: { readonly callId?: string } | undefined): { callId?: string } =>
   options?.callId === undefined ? {} : { callId: options.callId };
 
-/** Opens the domain and starts the actor system. Rejects with `corrupt_schedule_log` on a bad domain. */
+/** Sends one call where it runs; settles with its reply, typed by the call (`ReplyOf`). */
+type CallRunner = <C extends ScheduleCall>(request: C) => Promise<ReplyOf<C>>;
+
+/** What differs between one Host and a cluster member; the methods are built over it alike. */
+interface ServiceCore {
+  readonly call: CallRunner;
+  subscribe(listener: (change: ScheduleChange) => void): () => void;
+  whenIdle(): Promise<void>;
+  health(): ScheduleHealth;
+  close(): Promise<void>;
+  readonly cluster?: ScheduleCluster;
+}
+
+/**
+ * Opens the domain and starts the actor system; over a storage many Hosts share (one with a
+ * `cluster` membership) joins the cluster as this Host instead. Rejects with
+ * `corrupt_schedule_log` on a bad domain.
+ */
 export async function createScheduleService(options: ScheduleServiceOptions): Promise<ScheduleService> {
   if (!isSupervisorInput(options)) throw new TypeError('createScheduleService needs options.sessions with resolveAgent(sessionId).');
   resolveConfig(options.config); // a bad configuration rejects here, before anything is opened
   const logger = options.logger ?? consoleLogger;
+  const membership = options.storage?.cluster;
+  const core = membership === undefined ? await singleHost(options, logger) : await clusterMember(membership, options, logger);
+  return serviceOver(core, logger);
+}
+
+/** This Host as one member of the cluster its storage belongs to: every call runs on the member. */
+async function clusterMember(membership: ClusterMembership, options: ScheduleServiceOptions, logger: Logger): Promise<ServiceCore> {
+  const { sessions, clock, config, metrics, inspect } = options;
+  const joined = await membership.join({
+    sessions,
+    logger,
+    ...(clock === undefined ? {} : { clock }),
+    ...(config === undefined ? {} : { config }),
+    ...(metrics === undefined ? {} : { metrics }),
+    ...(inspect === undefined ? {} : { inspect }),
+  });
+  let closing: Promise<void> | null = null;
+  return {
+    // The member answers each call as the call's own operation (the shard's supervisor planned it).
+    call: <C extends ScheduleCall>(request: C) =>
+      closing === null
+        ? (joined.run(request) as Promise<ReplyOf<C>>)
+        : Promise.reject(new ScheduleError('internal_error', 'The schedule service is closed.')),
+    subscribe: (listener) => joined.subscribe(({ sessionId, ids }) => listener({ type: 'schedule/changed', sessionId, ids: [...ids] })),
+    whenIdle: () => joined.whenIdle(),
+    health: () => ({ ...joined.health(), open: closing === null && joined.health().open }),
+    close: () => {
+      closing ??= joined.close();
+      return closing;
+    },
+    cluster: {
+      hostId: joined.hostId,
+      held: () => joined.held(),
+      topology: () => joined.topology(),
+      ownerOf: (sessionId) => joined.ownerOf(sessionId),
+      step: () => joined.step(),
+    },
+  };
+}
+
+/** One Host: the supervisor's actor system over the storage, each call sent to its mailbox. */
+async function singleHost(options: ScheduleServiceOptions, logger: Logger): Promise<ServiceCore> {
   const { inspect, ...input } = options;
   const pending = new Map<string, PendingCall>();
   // A closed service drops the actor tree for the garbage collector rather than stopping it actor by actor.
@@ -172,7 +240,6 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
   let closing: Promise<void> | null = null;
   let requestSeq = 0;
 
-  /** Sends the call to the supervisor now; settles with its reply, typed by the call (`ReplyOf`). */
   function call<C extends ScheduleCall>(request: C): Promise<ReplyOf<C>> {
     if (closing !== null || runtime === null || supervisor === null)
       return Promise.reject(new ScheduleError('internal_error', 'The schedule service is closed.'));
@@ -189,6 +256,43 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     supervisor.send({ type: 'schedule.call', requestId, call: request });
     return promise;
   }
+
+  return {
+    call,
+    subscribe(listener) {
+      if (supervisor === null) return () => undefined;
+      const subscription = supervisor.on('schedule/changed', ({ sessionId, ids }) => {
+        try {
+          listener({ type: 'schedule/changed', sessionId, ids: [...ids] });
+        } catch (cause) {
+          logger.error('A schedule/changed listener threw.', { cause });
+        }
+      });
+      return () => subscription.unsubscribe();
+    },
+    whenIdle: () => runtime?.whenIdle() ?? Promise.resolve(),
+    health: () => ({ open: closing === null && supervisor?.getSnapshot().status === 'active' }),
+    close() {
+      if (closing !== null) return closing;
+      const root = supervisor;
+      closing = (async () => {
+        if (root === null) return;
+        root.send({ type: 'schedule.close' });
+        const closed = await waitFor(root, (s) => s.status !== 'active' || s.matches('closed'));
+        // Drops every reference to the actor tree and the rows, so a closed service holds no memory.
+        pending.clear();
+        supervisor = null;
+        runtime = null;
+        if (closed.status === 'error') throw closed.error;
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The service's methods over one Host's or one member's way of running calls. */
+function serviceOver(core: ServiceCore, logger: Logger): ScheduleService {
+  const { call } = core;
 
   // Without a request every task, with paging options one page (or a refusal of bad options).
   function catalog(): Promise<CatalogEntry[]>;
@@ -210,7 +314,7 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
     return call({ kind: 'remote', method: 'reanchor', request, ...keyed(options) });
   }
 
-  const service: ScheduleService = {
+  return {
     toolDefinitions: TOOL_DEFINITIONS,
     callTool(sessionId, name, args, callOptions) {
       if (typeof sessionId !== 'string' || sessionId.length === 0 || sessionId.length > MAX_SESSION_ID_LENGTH) {
@@ -245,35 +349,11 @@ export async function createScheduleService(options: ScheduleServiceOptions): Pr
         await call({ kind: 'archive', method: 'sessionStop', sessionId });
       },
     },
-    subscribe(listener) {
-      if (supervisor === null) return () => undefined;
-      const subscription = supervisor.on('schedule/changed', ({ sessionId, ids }) => {
-        try {
-          listener({ type: 'schedule/changed', sessionId, ids: [...ids] });
-        } catch (cause) {
-          logger.error('A schedule/changed listener threw.', { cause });
-        }
-      });
-      return () => subscription.unsubscribe();
-    },
+    subscribe: (listener) => core.subscribe(listener),
     noteLegacySession: (sessionId, events, legacyOptions) => noteLegacySession(logger, sessionId, events, legacyOptions),
-    whenIdle: () => runtime?.whenIdle() ?? Promise.resolve(),
-    health: () => ({ open: closing === null && supervisor?.getSnapshot().status === 'active' }),
-    close() {
-      if (closing !== null) return closing;
-      const root = supervisor;
-      closing = (async () => {
-        if (root === null) return;
-        root.send({ type: 'schedule.close' });
-        const closed = await waitFor(root, (s) => s.status !== 'active' || s.matches('closed'));
-        // Drops every reference to the actor tree and the rows, so a closed service holds no memory.
-        pending.clear();
-        supervisor = null;
-        runtime = null;
-        if (closed.status === 'error') throw closed.error;
-      })();
-      return closing;
-    },
+    whenIdle: () => core.whenIdle(),
+    health: () => core.health(),
+    close: () => core.close(),
+    ...(core.cluster === undefined ? {} : { cluster: core.cluster }),
   };
-  return service;
 }

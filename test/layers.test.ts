@@ -21,11 +21,6 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ readonly from: string; readonly to: stri
     to: 'src/runtime/scheduleSupervisor.ts',
     why: 'the public entry point re-exports the supervisor assembled with its effect actors; no machine imports it',
   },
-  {
-    from: 'machines/index.ts',
-    to: 'src/cluster/clusterSupervisor.ts',
-    why: "the public entry point re-exports a cluster Host's actor, which speaks the supervisor's protocol; no machine imports it",
-  },
 ];
 
 const FORBIDDEN_FOR_PURE = ['src/planning/', 'src/runtime/', 'src/adapters/', 'src/service.ts', 'src/tools/', 'src/remote/'];

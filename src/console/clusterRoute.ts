@@ -4,8 +4,9 @@
 // and their ranges (`0-127`) and `self` for this replica, the count of shards no live lease
 // holds, and every shard's owner, epoch and lease expiry. A single Host's service is no cluster:
 // `{clustered: false}`.
-import type { Hono } from 'hono';
-import type { ClusterTopology, ConsoleService } from './options.ts';
+import type { Context, Hono } from 'hono';
+import { shardOf } from '../index.ts';
+import { type ClusterTopology, type ConsoleCluster, type ConsoleService, clusterOf } from './options.ts';
 
 type ShardOwnership = ClusterTopology['shards'][number];
 
@@ -72,8 +73,19 @@ export function clusterReport(topology: ClusterTopology, hostId: string): Cluste
 /** Registers the route. */
 export function clusterRoute(app: Hono, service: ConsoleService): void {
   app.get('/api/cluster', async (c) => {
-    const { hostId } = service;
-    if (service.topology === undefined || hostId === undefined) return c.json({ clustered: false });
-    return c.json(clusterReport(await service.topology(), hostId));
+    const cluster = clusterOf(service);
+    if (cluster === undefined) return c.json({ clustered: false });
+    return c.json(clusterReport(await cluster.topology(), cluster.hostId));
   });
+}
+
+/**
+ * Names the Host holding a Session's shard on an answer about that Session (`x-schedule-owner`,
+ * absent while no Host holds it) and the shard itself (`x-schedule-shard`, FNV-1a of the Session
+ * id modulo 256, docs/cluster.md), so a load balancer can send the Session's calls to its owner.
+ */
+export async function ownerHeaders(c: Context, cluster: ConsoleCluster, sessionId: string): Promise<void> {
+  c.header('x-schedule-shard', String(shardOf(sessionId)));
+  const owner = await cluster.ownerOf(sessionId);
+  if (owner !== undefined) c.header('x-schedule-owner', owner);
 }

@@ -10,7 +10,7 @@ import { Hono } from 'hono';
 import { ScheduleError, systemClock } from '../index.ts';
 import { loopbackOnly, noteClientAddress, sessionOfRequest } from './authorize.ts';
 import { bulkRoutes } from './bulkRoutes.ts';
-import { clusterRoute } from './clusterRoute.ts';
+import { clusterRoute, ownerHeaders } from './clusterRoute.ts';
 import type { ConsoleContext } from './context.ts';
 import { createEventHub } from './eventHub.ts';
 import { eventsRoute } from './eventsRoute.ts';
@@ -19,7 +19,7 @@ import { inspectRoutes } from './inspectRoutes.ts';
 import { consoleLimits } from './limits.ts';
 import { createLiveStreams } from './liveStreams.ts';
 import { clientWentAway } from './nodeBindings.ts';
-import type { Console, ConsoleOptions } from './options.ts';
+import { type Console, type ConsoleOptions, clusterOf } from './options.ts';
 import { previewRoutes } from './previewRoutes.ts';
 import { metricsRoute, probeRoutes } from './probeRoutes.ts';
 import { remoteRoutes } from './remoteRoutes.ts';
@@ -76,11 +76,14 @@ export function createConsole(options: ConsoleOptions): Console {
   });
   probeRoutes(app, ctx.service);
   app.use('*', guardIdentity(identity));
+  const cluster = clusterOf(ctx.service);
   app.use('*', async (c, next) => {
     const sessionId = sessionOfRequest(c.req.path, new URL(c.req.url));
     if (!(await authorize(c.req.raw, sessionId)))
       return sendFailure(c, 'not_authorized', 'This client may not use the console; the Host decides who may (authorize).');
     await next();
+    // A load balancer sends this Session's next calls to its owner, where they need no routing.
+    if (cluster !== undefined && sessionId !== undefined) await ownerHeaders(c, cluster, sessionId);
   });
   app.use('/api/*', bodyDeadline(ctx.limits.bodyTimeoutMs));
   app.use('/api/*', limitBody(ctx.limits.maxBodyBytes));
@@ -91,7 +94,7 @@ export function createConsole(options: ConsoleOptions): Console {
       testClock: false,
       transcripts: ctx.transcripts !== undefined,
       inspector: ctx.inspector !== undefined,
-      ...(ctx.service.hostId === undefined ? {} : { hostId: ctx.service.hostId }),
+      ...(cluster === undefined ? {} : { hostId: cluster.hostId }),
       ...options.status?.(),
     }),
   );

@@ -1,5 +1,5 @@
-// What `createConsole` takes: the schedule it shows (one Host's `ScheduleService` or a cluster
-// member's `ClusterService`: the routes use only what both have), and what only the Host knows —
+// What `createConsole` takes: the schedule it shows (a `ScheduleService`, on one Host or a member
+// of a cluster, or a `ClusterService`: the routes use only what they all have), and what only the Host knows —
 // its inspector, its clock, who may call (`authorize`), the names it is reached by, its limits,
 // its metrics, and its Sessions' transcripts. Types only: importing them loads no server library.
 import type { ClusterService } from '../adapters/postgres/index.ts';
@@ -33,10 +33,29 @@ export interface ConsoleService {
   subscribe: ScheduleService['subscribe'];
   /** What the readiness probe reads. */
   health: ScheduleService['health'];
-  /** A cluster member's id (shown in `/api/status` and `/api/cluster`). */
+  /** A cluster member's (a `ScheduleService` over a shared storage): its id, the leases, a Session's owner. */
+  readonly cluster?: ConsoleCluster;
+  /** A `ClusterService`'s id (shown in `/api/status` and `/api/cluster`). */
   readonly hostId?: string;
-  /** A cluster member's view of the shard leases (`GET /api/cluster`). */
+  /** A `ClusterService`'s view of the shard leases (`GET /api/cluster`). */
   topology?(): Promise<ClusterTopology>;
+  /** A `ClusterService`'s answer to which Host holds a Session's shard. */
+  ownerOf?(sessionId: string): Promise<string | undefined>;
+}
+
+/** What the console shows of a cluster: this Host, the leases, and a Session's owner (the `x-schedule-owner` header). */
+export interface ConsoleCluster {
+  readonly hostId: string;
+  topology(): Promise<ClusterTopology>;
+  ownerOf(sessionId: string): Promise<string | undefined>;
+}
+
+/** The service's cluster, in either of the forms a service has it; undefined for one Host. */
+export function clusterOf(service: ConsoleService): ConsoleCluster | undefined {
+  if (service.cluster !== undefined) return service.cluster;
+  const { hostId, topology, ownerOf } = service;
+  if (hostId === undefined || topology === undefined || ownerOf === undefined) return undefined;
+  return { hostId, topology: () => topology.call(service), ownerOf: (sessionId) => ownerOf.call(service, sessionId) };
 }
 
 /** Lines a Session's transcript grew by; announced to the page as a `delivery` event. */

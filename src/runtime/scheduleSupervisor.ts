@@ -22,6 +22,7 @@ import {
 import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
 import { systemClock } from '../adapters/systemClock.ts';
 import type { Clock, Logger, ScheduleLevels, ScheduleStorage, SessionController } from '../ports.ts';
+import { clusterMember } from './clusterMember.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
 import { deliverBatch } from './deliveryAttempt.ts';
 import { DeliverySummary } from './deliverySummary.ts';
@@ -332,7 +333,9 @@ const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, rece
  * The scheduler as actor logic: input `ScheduleSupervisorInput`; accepts `schedule.call` and
  * `schedule.close`; answers `schedule.reply` (to `replyTo`, else the parent) and tells the parent
  * `schedule.changed` after each committed change. A domain that cannot be opened ends it with
- * status `error` (a `ScheduleError` with code `corrupt_schedule_log`).
+ * status `error` (a `ScheduleError` with code `corrupt_schedule_log`). Over a storage many Hosts
+ * share (`postgresStorage({ …, cluster })`) it is this Host's member of the cluster, speaking the
+ * same protocol; its calls run concurrently, so match replies by `requestId`.
  */
 export const scheduleSupervisor = supervisorMachine.provide({
   actors: {
@@ -341,6 +344,7 @@ export const scheduleSupervisor = supervisorMachine.provide({
     timer,
     closeDomain,
     attemptRunner,
+    clusterMember,
   },
 });
 

@@ -68,7 +68,7 @@ const anchor = { simStart: options.simStart, realStart: realNow(), factor: optio
 emit({ e: 'clock', ...anchor });
 const clock = createAcceleratedClock(anchor);
 const probe = createProbe(options.hold);
-let stack: HostStack<ScheduleService>;
+let stack: HostStack;
 try {
   stack = await openHostStack({
     dataDir: options.dataDir,

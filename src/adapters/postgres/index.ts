@@ -1,8 +1,16 @@
-// `agent-schedule/postgres`: the storage on PostgreSQL, its migrations, shard leases and fenced
-// commits, cluster membership, the shard keeper and the call router, the driver seam, and
-// `createClusterService`, one Host's part of many sharing the schedule. A separate entry point,
-// so a Host on the JSON file storage never loads (or installs) `pg`.
+// `agent-schedule/postgres`: the storage on PostgreSQL — one Host's, or with `cluster` one many
+// Hosts share, which `createScheduleService` and `scheduleSupervisor` join — its migrations, shard
+// leases and fenced commits, cluster membership, the shard keeper and the call router, the driver
+// seam, and `createClusterService` (the member a shared storage runs; kept for one release as a
+// direct way in). A separate entry point, so a Host on the JSON file storage never loads (or
+// installs) `pg`.
 export { type ClusterService, type ClusterServiceOptions, createClusterService } from '../../cluster/clusterService.ts';
+export {
+  type ClusterOptions,
+  type ClusterStorageOptions,
+  MEMBER_POOL_SIZE,
+  postgresStorage,
+} from '../../cluster/clusterStorage.ts';
 
 export {
   CallNotRunError,
@@ -25,7 +33,6 @@ export {
   DEFAULT_SCHEMA,
   PostgresStorage,
   type PostgresStorageOptions,
-  postgresStorage,
 } from './postgresStorage.ts';
 export { shardOf } from './rowColumns.ts';
 export {

@@ -12,6 +12,8 @@ export interface PgPoolOptions {
   readonly applicationName: string;
   /** Client-side limit on one statement, in ms. */
   readonly queryTimeoutMs: number;
+  /** The most connections at once (default `pg`'s 10). */
+  readonly max?: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export async function createPgPool(options: PgPoolOptions): Promise<SqlPool> {
     application_name: options.applicationName,
     connectionTimeoutMillis: 10_000,
     query_timeout: options.queryTimeoutMs,
+    ...(options.max === undefined ? {} : { max: options.max }),
   });
   // A connection the server closes must never crash the process: the pool drops an idle one, and
   // whoever uses one learns of it from the query that fails.

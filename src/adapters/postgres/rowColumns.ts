@@ -4,7 +4,7 @@
 // `jsonb`: `json` keeps the text exactly, and accepts every string the codec accepts, where
 // `jsonb` refuses `\u0000` and unpaired surrogates (which a prompt may hold). The Session id is
 // also a `text` column, which holds neither; such a Session id is refused before anything is sent.
-import { SESSION_GROUPS, sessionGroupId } from '../../../machines/events.ts';
+import { sessionShard } from '../../../machines/events.ts';
 import { encodeRow } from '../../domain/codec/index.ts';
 import { ScheduleError } from '../../domain/errors.ts';
 import type { TaskRow } from '../../domain/types.ts';
@@ -29,11 +29,7 @@ const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBF
 export const isPostgresText = (value: string): boolean => !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value);
 
 /** The shard of a Session: the number of the Session group the supervisor puts it in (0–255). */
-export function shardOf(sessionId: string): number {
-  const shard = Number(sessionGroupId(sessionId).slice('sessions:'.length));
-  if (!Number.isInteger(shard) || shard < 0 || shard >= SESSION_GROUPS) throw new Error(`no shard for ${JSON.stringify(sessionId)}`);
-  return shard;
-}
+export const shardOf = sessionShard;
 
 /**
  * The columns of a valid row.

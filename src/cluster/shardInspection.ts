@@ -1,4 +1,4 @@
-// The actor-tree inspector of a cluster Host: the Host runs one schedule service (one XState
+// The inspection events of a cluster Host: the Host runs one schedule service (one XState
 // actor system) per shard it holds, and every system numbers its actors from `x:0`, so one
 // inspector fed by all of them would mix their actors up. Each event's actor references are seen
 // here through a view that prefixes the actor's key with its shard (`s12/x:3`) and names each
@@ -6,7 +6,7 @@
 // shard's tree leaves it when the shard's service closes (the shard was released or lost).
 // The inspector reads the passivated tasks (active tasks kept only as rows) from one supervisor,
 // the one whose snapshot came last, so on a cluster replica that list covers one shard at a time.
-import type { ScheduleInspectionEvent } from '../src/index.ts';
+import type { ScheduleInspectionEvent } from '../inspector/inspectionEvent.ts';
 
 type Bag = Record<string | symbol, unknown>;
 
