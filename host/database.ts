@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type { NotificationListener } from '../src/adapters/postgres/callRouter.ts';
-import { createPgPool, DEFAULT_SCHEMA, type SqlPool } from '../src/adapters/postgres/index.ts';
+import { createPgPool, DEFAULT_SCHEMA, MEMBER_POOL_SIZE, type SqlPool } from '../src/adapters/postgres/index.ts';
 import type { FileSessions } from './sessions/fileSessions.ts';
 import { createPostgresSessions } from './sessions/postgresSessions.ts';
 import { createTranscriptTables } from './sessions/postgresTranscripts.ts';
@@ -94,6 +94,9 @@ export function parseDatabaseUrl(text: string): string {
   return trimmed;
 }
 
+/** Connections of the Host's own pool kept for its Sessions' transcripts, beside the schedule's. */
+const TRANSCRIPT_CONNECTIONS = 4;
+
 /** Opens the pool (unless given), creates the transcript tables when missing, and makes the Sessions (recording `hostId` with what they write). */
 export async function openHostDatabase(
   options: HostDatabaseOptions,
@@ -104,7 +107,13 @@ export async function openHostDatabase(
   if (own && options.url === undefined) throw new Error('A Host on PostgreSQL needs a database URL or a pool.');
   const pool =
     options.pool ??
-    (await createPgPool({ connectionString: options.url ?? '', applicationName: HOST_APPLICATION_NAME, queryTimeoutMs: 30_000 }));
+    (await createPgPool({
+      connectionString: options.url ?? '',
+      applicationName: HOST_APPLICATION_NAME,
+      queryTimeoutMs: 30_000,
+      // The cluster member's connections, and a few for the transcripts' reads and writes.
+      max: MEMBER_POOL_SIZE + TRANSCRIPT_CONNECTIONS,
+    }));
   const end = async () => {
     if (own) await pool.end().catch(() => undefined);
   };
