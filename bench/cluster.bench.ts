@@ -1,26 +1,41 @@
 // Benchmark: many Hosts on one PostgreSQL schema (createClusterService), every Host a process of
-// its own (bench/support/clusterChild.ts). Four parts, each printed as a table: (1) schedule_create
-// latency and throughput on 1 and 3 Hosts, beside jsonFileStorage and postgresStorage unclustered;
-// (2) 10,000 tasks due at one instant on 1 and 3 Hosts; (3) takeover after a SIGKILL, 20 kills;
-// (4) acquiring and restoring one shard of 400 tasks. Schemas `cluster_bench_<run>_<case>` in the
-// database at CLUSTER_BENCH_URL (default the local `test` database), all dropped at the end.
-// CLUSTER_BENCH_PARTS=2,3 runs only those parts; CLUSTER_BENCH_ONESHOTS=1 adds one-shot tasks to (2). Nothing here asserts a speed.
+// its own (bench/support/clusterChild.ts). Six parts, each printed as a table: (1) schedule_create
+// latency, throughput and round trips on 1 and 3 Hosts, with a client that sends each call to any
+// Host and one that sends it to the Session's owner, beside jsonFileStorage and postgresStorage
+// unclustered; (2) 10,000 tasks due at one instant on 1 and 3 Hosts; (3) takeover after a SIGKILL,
+// 20 kills, with the replacement joining after the takeover and at the kill; (4) acquiring and
+// restoring one shard of 400 tasks; (5) creates beside pg-boss on the same server, alternating;
+// (6) CPU time and round trips of the same 10,000 creates and deliveries on 1 and 3 Hosts.
+// Schemas `cluster_bench_<run>_<case>` (and `pgboss_bench_<run>_<case>`) in the database at
+// CLUSTER_BENCH_URL (default the local `test` database), all dropped at the end.
+// CLUSTER_BENCH_PARTS=2,3 runs only those parts; CLUSTER_BENCH_ONESHOTS=1 adds one-shot tasks to (2).
+// Sizes for a short run: CLUSTER_BENCH_SEQUENTIAL, _CALLERS, _THROUGHPUT_MS (1), _BURST_TASKS (2),
+// _KILLS, _JOIN_AFTER_MS (3), _SHARD_REPETITIONS (4), _PGBOSS_ROUNDS, _PGBOSS_SEQUENTIAL, _PGBOSS_MS (5), _CPU_TASKS (6).
+// Nothing here asserts a speed.
 import { cpus, loadavg } from 'node:os';
 import { measureBurst, printBursts } from './support/clusterBurst.ts';
 import { measureCreates, printCreates } from './support/clusterCreate.ts';
 import { adminPool, dropSchemas } from './support/clusterDb.ts';
+import { measureEfficiency, printEfficiency } from './support/clusterEfficiency.ts';
+import { measureVsPgBoss, printVsPgBoss } from './support/clusterPgBoss.ts';
 import { logCounts, loggedSince } from './support/clusterProcess.ts';
 import { measureShardRestore, printShardRestore } from './support/clusterRestore.ts';
 import { measureTakeover, printTakeover } from './support/clusterTakeover.ts';
 
-const parts = new Set((process.env.CLUSTER_BENCH_PARTS ?? '1,2,3,4').split(',').map((p) => p.trim()));
+const parts = new Set((process.env.CLUSTER_BENCH_PARTS ?? '1,2,3,4,5,6').split(',').map((p) => p.trim()));
 const admin = adminPool();
 const started = performance.now();
 const dropAll = () => dropSchemas(admin).catch((error: unknown) => console.error('dropping the benchmark schemas failed:', error));
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 let failed = false;
 /** Runs one part; a part that fails is reported and the others still run. */
 const part = async (name: string, run: () => Promise<void>): Promise<void> => {
   const before = new Map(logCounts);
+  console.log(`### part ${name} (load average at its start ${load()})`);
+  console.log('');
   try {
     await run();
   } catch (error) {
@@ -29,36 +44,50 @@ const part = async (name: string, run: () => Promise<void>): Promise<void> => {
   }
   const logged = loggedSince(before);
   console.log('');
-  console.log(`logged by the Host processes in this part: ${logged.length === 0 ? 'nothing' : logged.join('; ')}`);
+  console.log(
+    `logged by the Host processes in this part: ${logged.length === 0 ? 'nothing' : logged.join('; ')}; load average at its end ${load()}`,
+  );
   console.log('');
 };
 process.once('SIGINT', () => void dropAll().finally(() => process.exit(130)));
 try {
   const { rows } = await admin.query<{ server_version: string }>('show server_version');
   console.log(
-    `machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), shared with other work; load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}; Node ${process.version}; PostgreSQL ${rows[0]?.server_version} on the same machine`,
+    `machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), shared with other work; load average ${load()}; Node ${process.version}; PostgreSQL ${rows[0]?.server_version} on the same machine`,
   );
   console.log('');
   if (parts.has('1'))
-    await part('1', async () => {
+    await part('1: creates on 1 and 3 Hosts', async () => {
       printCreates([
-        await measureCreates(admin, 'jsonFileStorage', { mode: 'json', count: 1, tag: 'json' }),
-        await measureCreates(admin, 'postgresStorage, unclustered', { mode: 'postgres', count: 1, tag: 'plain' }),
-        await measureCreates(admin, 'cluster', { mode: 'cluster', count: 1, tag: 'c1' }),
-        await measureCreates(admin, 'cluster', { mode: 'cluster', count: 3, tag: 'c3' }),
+        ...(await measureCreates(admin, 'jsonFileStorage', { mode: 'json', count: 1, tag: 'json' })),
+        ...(await measureCreates(admin, 'postgresStorage, unclustered', { mode: 'postgres', count: 1, tag: 'plain' })),
+        ...(await measureCreates(admin, 'cluster', { mode: 'cluster', count: 1, tag: 'c1' })),
+        ...(await measureCreates(admin, 'cluster', { mode: 'cluster', count: 3, tag: 'c3' }, ['random', 'owner', 'away'])),
       ]);
     });
   if (parts.has('2'))
-    await part('2', async () => {
+    await part('2: a burst of deliveries', async () => {
       const bursts = [];
       const kinds = process.env.CLUSTER_BENCH_ONESHOTS === '1' ? (['every', 'at'] as const) : (['every'] as const);
       for (const kind of kinds) for (const hosts of [1, 3]) bursts.push(await measureBurst(admin, hosts, kind));
       printBursts(bursts);
     });
-  if (parts.has('3')) await part('3', async () => printTakeover(await measureTakeover(admin)));
-  if (parts.has('4')) await part('4', async () => printShardRestore(await measureShardRestore(admin)));
+  if (parts.has('3'))
+    await part('3: takeover after a SIGKILL', async () => {
+      printTakeover(await measureTakeover(admin, false));
+      console.log('');
+      printTakeover(await measureTakeover(admin, true));
+    });
+  if (parts.has('4')) await part('4: one shard acquired and restored', async () => printShardRestore(await measureShardRestore(admin)));
+  if (parts.has('5')) await part('5: creates beside pg-boss', async () => printVsPgBoss(await measureVsPgBoss(admin)));
+  if (parts.has('6'))
+    await part('6: CPU and round trips for the same work on 1 and 3 Hosts', async () => {
+      printEfficiency([
+        await measureEfficiency(admin, 1, 'random'),
+        await measureEfficiency(admin, 3, 'random'),
+        await measureEfficiency(admin, 3, 'owner'),
+      ]);
+    });
   console.log(`the whole benchmark: ${((performance.now() - started) / 1000).toFixed(0)} s`);
 } finally {
   await dropAll();

@@ -5,8 +5,13 @@
 // off (`passivationHorizonMs: null`: every task actor is spawned), and 1,000,000 one-shot tasks
 // without history in memory storage with passivation on. Two more processes time the storage's
 // own open of each domain, the part of a restore that is not the service's. Each case counts the
-// minor page faults of its restore, priced at this machine's cost of one fault.
+// minor page faults of its restore, priced at this machine's cost of one fault. Then, beside
+// pg-boss on the same PostgreSQL server, the time from a process's start until it serves and its
+// RSS then, with 100,000 pending reminders (support/servingRestore.ts). RESTORE_ONLY=file or
+// RESTORE_ONLY=serving runs one of the two; RESTORE_TASKS, RESTORE_BIG_TASKS, RESTORE_PENDING and
+// RESTORE_SERVING_RUNS set the sizes.
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { jsonFileStorage } from '../src/adapters/jsonFileStorage.ts';
 import { MemoryStorage } from '../src/adapters/memoryStorage.ts';
@@ -17,6 +22,7 @@ import { createFakeSessions, createManualClock } from '../src/testing.ts';
 import { runnable } from './support/compiled.ts';
 import { activeRows, fmt, heapMb, writeDomain } from './support/domains.ts';
 import { faultCostUs, minorFaults } from './support/pageFaults.ts';
+import { measureServing, printServing } from './support/servingRestore.ts';
 
 const SIZE = Number(process.env.RESTORE_TASKS ?? 100_000);
 const BIG = Number(process.env.RESTORE_BIG_TASKS ?? 1_000_000);
@@ -135,6 +141,18 @@ if (only !== undefined) {
   else if ((CASES as readonly string[]).includes(only)) console.log(JSON.stringify(await runCase(only as CaseName)));
   else throw new Error(`unknown restore case ${only}; known: ${[...CASES, ...STORAGE_CASES].join(', ')}`);
 } else {
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+  console.log(`load average ${load()} at the start`);
+  if (process.env.RESTORE_ONLY !== 'serving') restoreFromFiles();
+  if (process.env.RESTORE_ONLY !== 'file') printServing(await measureServing());
+  console.log(`load average ${load()} at the end`);
+}
+
+/** The cases above, each in a child process, and their table. */
+function restoreFromFiles(): void {
   const self = fileURLToPath(import.meta.url);
   const inChild = (name: string): unknown => {
     const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', ...runnable(self)], {

@@ -7,13 +7,14 @@
 // the figure is from that moment to the end of the last flush.
 import type pg from 'pg';
 import { realNow } from '../../test/reliability/acceleratedClock.ts';
+import { envNumber } from './benchEnv.ts';
 import { benchSchema } from './clusterDb.ts';
 import { LEASE_MS, POOL_MAX, SIM_START, startGroup } from './clusterHosts.ts';
 import { logCounts, loggedSince } from './clusterProcess.ts';
 import { dueRows, seedRows } from './clusterSeed.ts';
 import { fmt } from './domains.ts';
 
-export const BURST_TASKS = 10_000;
+export const BURST_TASKS = envNumber('CLUSTER_BENCH_BURST_TASKS', 10_000);
 export const BURST_SESSIONS = 1_000;
 /** The instant every task is due at: half an hour into the simulated day (the clock is moved there). */
 const DUE = SIM_START + 30 * 60_000;

@@ -1,12 +1,16 @@
 // One Host process of the cluster benchmark, compiled as every benchmark is (bench/support/
 // clusterProcess.ts starts it from beside itself). It runs a schedule service — one Host of a cluster
 // (`createClusterService` on a PostgreSQL schema), or for comparison one unclustered service on
-// `postgresStorage` or on `jsonFileStorage` in a temp folder — on a clock the parent can move
-// (clusterClock.ts), with Sessions that only record what reaches them. Commands arrive on stdin as
-// JSON lines `{id, cmd, …}`; each is answered on stdout with `{id, result}` or `{id, error}`. Other
-// lines on stdout are events: `ready`, `delivered` (a reminder of an announced Session reached it)
-// and `log`. Workloads run here, so a call's latency is measured where it is made, not across the
-// pipe. It exits when stdin closes (its parent went away).
+// `postgresStorage` or on `jsonFileStorage` in a temp folder — or, for the side-by-side with a job
+// queue, pg-boss, whose `send` of a job with a start time stands in for schedule_create. It runs on
+// a clock the parent can move (clusterClock.ts), with Sessions that only record what reaches them.
+// Commands arrive on stdin as JSON lines `{id, cmd, …}`; each is answered on stdout with
+// `{id, result}` or `{id, error}`. Other lines on stdout are events: `ready`, `delivered` (a
+// reminder of an announced Session reached it) and `log`. Workloads run here, so a call's latency
+// is measured where it is made, not across the pipe; `stats` reports the process's CPU time and the
+// statements it sent (statementCounter.ts). It exits when stdin closes (its parent went away).
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
@@ -19,10 +23,11 @@ import { createScheduleService } from '../../src/service.ts';
 import { realNow } from '../../test/reliability/acceleratedClock.ts';
 import { emit } from '../../test/reliability/hostCrashProbe.ts';
 import { createMovableClock } from './clusterClock.ts';
+import { countStatements } from './statementCounter.ts';
 
 /** What the parent passes as the one argument (JSON). */
 export interface ClusterChildOptions {
-  readonly mode: 'cluster' | 'postgres' | 'json';
+  readonly mode: 'cluster' | 'postgres' | 'json' | 'pgboss';
   readonly url: string;
   readonly schema: string;
   readonly hostId: string;
@@ -52,6 +57,8 @@ const parsed = JSON.parse(process.argv[2] ?? 'null') as ClusterChildOptions | nu
 if (parsed === null) throw new Error('usage: clusterChild.ts <options as JSON>');
 const options: ClusterChildOptions = parsed;
 
+const statements = countStatements();
+const inspector = new Session();
 const clock = createMovableClock(options);
 const delivered = { reminders: 0, messages: 0, lastAt: 0 };
 
@@ -128,14 +135,26 @@ async function open(): Promise<Caller> {
       config,
       logger,
     });
+    // The shards held, read at most every 50 ms: `held()` builds a fresh map, which for every call
+    // would put the benchmark's own bookkeeping into the CPU it measures.
+    let heldAt = -Infinity;
+    let held: ReadonlyMap<number, number> = new Map();
+    const heldNow = (): ReadonlyMap<number, number> => {
+      if (realNow() - heldAt > 50) {
+        held = host.held();
+        heldAt = realNow();
+      }
+      return held;
+    };
     return {
       callTool: (sessionId, name, args) => host.callTool(sessionId, name, args),
       close: () => host.close(),
-      routed: (sessionId) => !host.held().has(shardOf(sessionId)),
+      routed: (sessionId) => !heldNow().has(shardOf(sessionId)),
       held: () => host.held().size,
       whenIdle: () => host.whenIdle(),
     };
   }
+  if (options.mode === 'pgboss') return openPgBoss();
   const storage =
     options.mode === 'json' ? jsonFileStorage({ path: options.path ?? '' }) : postgresStorage({ pool: sqlPool, schema: options.schema });
   const service = await createScheduleService({ sessions, storage, clock, config, logger });
@@ -145,6 +164,35 @@ async function open(): Promise<Caller> {
     routed: () => false,
     held: () => 256,
     whenIdle: () => service.whenIdle(),
+  };
+}
+
+/** pg-boss's queue the jobs go to. */
+const QUEUE = 'reminders';
+
+/** pg-boss with its defaults (maintenance and the cron monitor on), its pool as large as the services'. */
+async function openPgBoss(): Promise<Caller> {
+  const { default: PgBoss } = await import('pg-boss');
+  const boss = new PgBoss({
+    connectionString: options.url,
+    schema: options.schema,
+    max: options.poolMax,
+    application_name: `agent-schedule-bench ${options.hostId}`,
+  });
+  boss.on('error', (error) => logger.error('pg-boss failed', { cause: error }));
+  await boss.start();
+  await boss.createQueue(QUEUE);
+  return {
+    async callTool(sessionId, _name, args) {
+      const { title, prompt, at, after_seconds } = args as { title: string; prompt: string; at?: string; after_seconds?: number };
+      const startAfter = at !== undefined ? new Date(at) : new Date(clock.now() + (after_seconds ?? 0) * 1000);
+      const id = await boss.send(QUEUE, { sessionId, title, prompt }, { startAfter });
+      return id === null ? { code: 'not_sent', message: 'pg-boss sent no job' } : { id };
+    },
+    close: () => boss.stop({ graceful: false, wait: true }),
+    routed: () => false,
+    held: () => 256,
+    whenIdle: async () => {},
   };
 }
 
@@ -176,6 +224,16 @@ async function timed(caller: Caller, calls: () => { sessionId: string; args: unk
   return figures;
 }
 
+/** Draws a Session at random from the command's `ids`, or from `s-0` … `s-<sessions - 1>`. */
+function sessionPicker(command: Record<string, unknown>): () => string {
+  const { ids, sessions: n } = command as { ids?: string[]; sessions?: number };
+  if (ids !== undefined) {
+    if (ids.length === 0) throw new Error('no Session to call for');
+    return () => ids[Math.floor(Math.random() * ids.length)]!;
+  }
+  return () => `s-${Math.floor(Math.random() * (n ?? 1))}`;
+}
+
 const sleepUntil = (real: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, real - realNow())));
 
 let caller: Caller | undefined;
@@ -197,69 +255,44 @@ async function handle(command: Command): Promise<unknown> {
       await ready().whenIdle();
       return { held: ready().held() };
     case 'latency': {
-      // One call at a time, each for a random Session among `sessions`.
-      const { count, sessions: n, seed } = command as unknown as { count: number; sessions: number; seed: number };
+      // One call at a time, each for a random Session of `ids` (default `s-0` … `s-<sessions - 1>`).
+      const { count, seed } = command as unknown as { count: number; seed: number };
+      const pick = sessionPicker(command);
       let i = 0;
-      return timed(
-        ready(),
-        () => (i < count ? { sessionId: `s-${Math.floor(Math.random() * n)}`, args: createArgs(seed + i++) } : undefined),
-        1,
-      );
+      return timed(ready(), () => (i < count ? { sessionId: pick(), args: createArgs(seed + i++) } : undefined), 1);
     }
     case 'throughput': {
       // `callers` in flight from the real instant `startAt` until `endAt`; only calls begun before `endAt`.
-      const {
-        callers,
-        startAt,
-        endAt,
-        sessions: n,
-        seed,
-      } = command as unknown as {
-        callers: number;
-        startAt: number;
-        endAt: number;
-        sessions: number;
-        seed: number;
-      };
+      const { callers, startAt, endAt, seed } = command as unknown as { callers: number; startAt: number; endAt: number; seed: number };
+      const pick = sessionPicker(command);
       await sleepUntil(startAt);
       let i = 0;
       const figures = await timed(
         ready(),
-        () => (realNow() < endAt ? { sessionId: `s-${Math.floor(Math.random() * n)}`, args: createArgs(seed + i++) } : undefined),
+        () => (realNow() < endAt ? { sessionId: pick(), args: createArgs(seed + i++) } : undefined),
         callers,
       );
       return { ...figures, endedAt: realNow() };
     }
-    case 'createAt': {
-      // Tasks first, first+step, … (`count` of them), task i in Session `<prefix><i mod sessions>`, all due at `at`.
+    case 'createList': {
+      // One one-shot task per entry of `sessions` (in that Session), all due at `at`, `callers` in flight.
       const {
+        sessions: list,
         first,
-        step,
-        count,
-        sessions: n,
-        prefix,
         at,
         callers,
-      } = command as unknown as {
-        first: number;
-        step: number;
-        count: number;
-        sessions: number;
-        prefix: string;
-        at: string;
-        callers: number;
-      };
+      } = command as unknown as { sessions: string[]; first: number; at: string; callers: number };
       let k = 0;
       const figures = await timed(
         ready(),
         () => {
-          if (k >= count) return undefined;
-          const i = first + step * k++;
-          return { sessionId: `${prefix}${i % n}`, args: { prompt: `check ${i}`, title: `task ${i}`, at } };
+          if (k >= list.length) return undefined;
+          const i = first + k;
+          return { sessionId: list[k++]!, args: { prompt: `check ${i}`, title: `task ${i}`, at } };
         },
         callers,
       );
-      return { failed: figures.failed, firstFailure: figures.firstFailure, ms: figures.ms.reduce((a, b) => a + b, 0) };
+      return { failed: figures.failed, firstFailure: figures.firstFailure, calls: figures.ms.length };
     }
     case 'call': {
       const { sessionId, args } = command as unknown as { sessionId: string; args: unknown };
@@ -275,7 +308,26 @@ async function handle(command: Command): Promise<unknown> {
       return { now: clock.now(), real: realNow() };
     case 'stats': {
       const cpu = process.cpuUsage();
-      return { ...delivered, cpuMs: (cpu.user + cpu.system) / 1000, maxWaiting };
+      return {
+        ...delivered,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        maxWaiting,
+        statements: statements(),
+        rssMb: process.memoryUsage().rss / 2 ** 20,
+      };
+    }
+    case 'profileStart':
+      // A CPU profile of this process from now on (part 6 takes one of each phase when asked).
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.start');
+      return {};
+    case 'profileStop': {
+      const { path } = command as unknown as { path: string };
+      const { profile } = (await inspector.post('Profiler.stop')) as { profile: unknown };
+      inspector.disconnect();
+      writeFileSync(path, JSON.stringify(profile));
+      return {};
     }
     case 'close': {
       await caller?.close();

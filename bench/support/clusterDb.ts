@@ -1,8 +1,10 @@
-// The cluster benchmark's view of the database: its schemas (`cluster_bench_<random>_<case>`, all
-// dropped at the end), the shard leases as `<schema>.shard_leases` holds them, and waiting until
-// the live Hosts' shares have settled.
+// The cluster benchmark's view of the database: its schemas (`cluster_bench_<random>_<case>`, and
+// `pgboss_bench_<random>_<case>` for pg-boss's, all dropped at the end), the shard leases as
+// `<schema>.shard_leases` holds them, who owns a Session, and waiting until the live Hosts' shares
+// have settled.
 import pg from 'pg';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
 
 /** The database the benchmark runs on (`CLUSTER_BENCH_URL` overrides). */
 export const BENCH_URL = process.env.CLUSTER_BENCH_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -11,8 +13,8 @@ const runId = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6
 const made: string[] = [];
 
 /** A fresh schema name for one case of this run; {@link dropSchemas} drops every one handed out. */
-export function benchSchema(tag: string): string {
-  const schema = `cluster_bench_${runId}_${tag}`;
+export function benchSchema(tag: string, prefix: 'cluster_bench' | 'pgboss_bench' = 'cluster_bench'): string {
+  const schema = `${prefix}_${runId}_${tag}`;
   made.push(schema);
   return schema;
 }
@@ -52,4 +54,15 @@ export async function waitSettled(pool: pg.Pool, schema: string, hosts: readonly
       throw new Error(`shares did not settle in ${schema}: ${hosts.map((h, i) => `${h}=${counts[i]}`).join(' ')}`);
     await sleep(50);
   }
+}
+
+/** Who owns each Session of `sessions` now (by `shard_leases` and the documented Session → shard hash); unowned ones are left out. */
+export async function ownersOf(pool: pg.Pool, schema: string, sessions: readonly string[]): Promise<Map<string, string>> {
+  const owners = await liveOwners(pool, schema);
+  const found = new Map<string, string>();
+  for (const session of sessions) {
+    const owner = owners.get(shardOf(session));
+    if (owner !== null && owner !== undefined) found.set(session, owner);
+  }
+  return found;
 }

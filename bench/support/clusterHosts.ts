@@ -37,13 +37,15 @@ export interface GroupOptions {
   readonly tag: string;
   readonly leaseMs?: number;
   readonly announce?: string;
+  /** Connections of each Host process's pool; default {@link POOL_MAX}. */
+  readonly poolMax?: number;
   /** A schema made (and seeded) beforehand by `benchSchema`; default a fresh one. */
   readonly schema?: string;
 }
 
 /** Starts `count` Host processes, joins them and, for a cluster, waits until the shards are split evenly. */
 export async function startGroup(admin: pg.Pool, group: GroupOptions): Promise<HostGroup> {
-  const schema = group.schema ?? benchSchema(group.tag);
+  const schema = group.schema ?? benchSchema(group.tag, group.mode === 'pgboss' ? 'pgboss_bench' : 'cluster_bench');
   const dir = group.mode === 'json' ? mkdtempSync(join(tmpdir(), 'cluster-bench-')) : undefined;
   const realStart = realNow();
   const options = (hostId: string): ClusterChildOptions => ({
@@ -54,7 +56,7 @@ export async function startGroup(admin: pg.Pool, group: GroupOptions): Promise<H
     leaseMs: group.leaseMs ?? LEASE_MS,
     simStart: SIM_START,
     realStart,
-    poolMax: POOL_MAX,
+    poolMax: group.poolMax ?? POOL_MAX,
     ...(dir === undefined ? {} : { path: join(dir, 'schedule.json') }),
     ...(group.announce === undefined ? {} : { announce: group.announce }),
   });

@@ -8,6 +8,7 @@ import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts'
 import { ShardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { createScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
+import { envNumber } from './benchEnv.ts';
 import { benchSchema } from './clusterDb.ts';
 import { SIM_START } from './clusterHosts.ts';
 import { seedRows, sessionsInShard } from './clusterSeed.ts';
@@ -16,7 +17,7 @@ import { quantile } from './stats.ts';
 
 export const SHARD_TASKS = 400;
 const SHARD_SESSIONS = 20;
-export const REPETITIONS = 9;
+export const REPETITIONS = envNumber('CLUSTER_BENCH_SHARD_REPETITIONS', 9);
 const HOST = 'restore-host';
 
 export interface RestoreFigures {

@@ -1,6 +1,6 @@
-// Writing tasks into a cluster benchmark schema before any Host runs: rows committed in one
-// transaction through an unfenced `postgresStorage`, with ids from the schema's own task-number
-// sequence (so a Host creating tasks later never reuses one), and Session ids that fall in a chosen shard.
+// Writing tasks into a cluster benchmark schema before any Host runs: rows committed through an
+// unfenced `postgresStorage`, with ids from the schema's own task-number sequence (so a Host
+// creating tasks later never reuses one), and Session ids that fall in a chosen shard.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
@@ -35,7 +35,10 @@ export function sessionsInShard(shard: number, count: number, prefix: string): s
   return found;
 }
 
-/** Migrates `schema` and writes `rows` (their ids replaced by fresh ones) in one commit. */
+/** Rows per commit of a seeding: a bounded statement however many rows are seeded. */
+const SEED_CHUNK = 5_000;
+
+/** Migrates `schema` and writes `rows` (their ids replaced by fresh ones), in commits of {@link SEED_CHUNK} rows. */
 export async function seedRows(pool: SqlPool, schema: string, rows: readonly TaskRow[]): Promise<void> {
   const storage = postgresStorage({ pool, schema });
   await storage.open();
@@ -44,7 +47,7 @@ export async function seedRows(pool: SqlPool, schema: string, rows: readonly Tas
     while (numbers.length < rows.length)
       numbers.push(...(await storage.allocateTaskNumbers(Math.min(10_000, rows.length - numbers.length))));
     const puts = rows.map((row, i) => ({ ...row, record: { ...row.record, id: `sch_${numbers[i]}` } }) as TaskRow);
-    await storage.commit({ puts, deletes: [] });
+    for (let at = 0; at < puts.length; at += SEED_CHUNK) await storage.commit({ puts: puts.slice(at, at + SEED_CHUNK), deletes: [] });
   } finally {
     await storage.close();
   }

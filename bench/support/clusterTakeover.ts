@@ -1,12 +1,15 @@
 // Cluster benchmark, part 3: takeover after a SIGKILL. Three Host processes on a short lease; each
 // round one of them (in turn) is killed while it holds a one-shot reminder about to fall due in one
-// of its shards, then a spare process (started beforehand, so its start-up is not in the figures)
-// joins in its place and the round ends once the shares have settled again. Per round: from the
+// of its shards, and a spare process (started beforehand, so its start-up is not in the figures)
+// joins in its place: either once the takeover has been timed (the survivors take over alone), or
+// at the kill (`CLUSTER_BENCH_JOIN_AFTER_MS` after it; the churn of a replacement joining while the
+// survivors take over). The round ends once the shares have settled again. Per round: from the
 // kill until every shard the dead Host held is owned by a live Host (polling shard_leases), and
 // until that reminder has been delivered into its Session by the Host that took the shard over.
 import type pg from 'pg';
 import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
 import { realNow } from '../../test/reliability/acceleratedClock.ts';
+import { envNumber } from './benchEnv.ts';
 import { liveOwners, waitSettled } from './clusterDb.ts';
 import { startGroup } from './clusterHosts.ts';
 import type { ChildEvent, HostChild } from './clusterProcess.ts';
@@ -15,11 +18,15 @@ import { fmt } from './domains.ts';
 import { quantile } from './stats.ts';
 
 export const LEASE_MS = 2_000;
-export const KILLS = 20;
+export const KILLS = envNumber('CLUSTER_BENCH_KILLS', 20);
+/** With a Host joining: how long after the kill it is asked to join (real ms). */
+export const JOIN_AFTER_MS = Number(process.env.CLUSTER_BENCH_JOIN_AFTER_MS ?? 0);
 /** The reminder falls due this long after the kill (real ms). */
 const DUE_AFTER_KILL_MS = 100;
 
 export interface TakeoverFigures {
+  /** Whether the spare joined at the kill (else after the takeover was timed). */
+  readonly joinAtKill: boolean;
   readonly leaseMs: number;
   readonly kills: number;
   /** Kill → every shard of the dead Host owned by a live Host, per round (ms). */
@@ -37,9 +44,10 @@ export interface TakeoverFigures {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function measureTakeover(admin: pg.Pool): Promise<TakeoverFigures> {
+export async function measureTakeover(admin: pg.Pool, joinAtKill: boolean): Promise<TakeoverFigures> {
   const t0 = performance.now();
-  const g = await startGroup(admin, { mode: 'cluster', count: 3, tag: 'takeover', leaseMs: LEASE_MS, announce: 'probe-' });
+  const tag = joinAtKill ? 'takeoverjoin' : 'takeover';
+  const g = await startGroup(admin, { mode: 'cluster', count: 3, tag, leaseMs: LEASE_MS, announce: 'probe-' });
   const seen = new Map<string, number>();
   const hear = (host: HostChild): void =>
     host.onEvent((event: ChildEvent) => {
@@ -47,8 +55,9 @@ export async function measureTakeover(admin: pg.Pool): Promise<TakeoverFigures> 
     });
   for (const host of g.hosts) hear(host);
   const live = [...g.hosts];
-  let spare = startHostChild(g.options('takeover-s0'));
+  let spare = startHostChild(g.options(`${tag}-s0`));
   const figures = {
+    joinAtKill,
     leaseMs: LEASE_MS,
     kills: KILLS,
     leases: [] as number[],
@@ -92,7 +101,13 @@ export async function measureTakeover(admin: pg.Pool): Promise<TakeoverFigures> 
       const killedAt = realNow();
       figures.dueAfterKill.push(due - offset - killedAt);
       victim.kill();
-      const survivors = new Set(live.filter((h) => h !== victim).map((h) => h.hostId));
+      // The spare was started beforehand; the next one starts once this takeover has been timed.
+      const next = await spare;
+      g.hosts.push(next);
+      hear(next);
+      let joined: Promise<unknown> | undefined;
+      if (joinAtKill) joined = sleep(JOIN_AFTER_MS).then(() => next.send('join'));
+      const survivors = new Set([...live.filter((h) => h !== victim), ...(joinAtKill ? [next] : [])].map((h) => h.hostId));
       let leasesAt: number | undefined;
       const deadline = killedAt + 30_000;
       while ((leasesAt === undefined || !seen.has(probe)) && realNow() < deadline) {
@@ -104,13 +119,9 @@ export async function measureTakeover(admin: pg.Pool): Promise<TakeoverFigures> 
       }
       figures.leases.push((leasesAt ?? Number.NaN) - killedAt);
       figures.delivered.push((seen.get(probe) ?? Number.NaN) - killedAt);
-      // The spare joins in the victim's place; the next spare starts meanwhile.
-      const next = await spare;
-      spare = startHostChild(g.options(`takeover-s${round + 1}`));
-      hear(next);
-      await next.send('join');
+      spare = startHostChild(g.options(`${tag}-s${round + 1}`));
+      await (joined ?? next.send('join'));
       live[slot] = next;
-      g.hosts.push(next);
       // A round whose shares do not settle in time is counted; the next kill takes the Hosts as they are.
       await waitSettled(
         admin,
@@ -120,7 +131,7 @@ export async function measureTakeover(admin: pg.Pool): Promise<TakeoverFigures> 
     }
   } finally {
     const last = await spare.catch(() => undefined);
-    if (last !== undefined) g.hosts.push(last);
+    if (last !== undefined && !g.hosts.includes(last)) g.hosts.push(last);
     await g.stop();
   }
   return { ...figures, wallMs: performance.now() - t0 };
@@ -133,7 +144,7 @@ export function printTakeover(r: TakeoverFigures): void {
   const delivered = sorted(r.delivered);
   const missing = r.delivered.length - delivered.length;
   console.log(
-    `takeover after SIGKILL: 3 Host processes, leaseMs ${r.leaseMs} (keeper steps every ${Math.floor(r.leaseMs / 3)} ms), ${r.kills - r.skipped} kills, a spare process joining after each; ` +
+    `takeover after SIGKILL: 3 Host processes, leaseMs ${r.leaseMs} (keeper steps every ${Math.floor(r.leaseMs / 3)} ms), ${r.kills - r.skipped} kills, ${r.joinAtKill ? `a spare process asked to join ${JOIN_AFTER_MS} ms after each kill (the survivors and the joiner share the dead Host's shards)` : 'a spare process joining after each takeover was timed (the survivors take over alone)'}; ` +
       `the dead Host held ${Math.min(...r.shardsPerKill)}–${Math.max(...r.shardsPerKill)} shards; ${fmt(r.wallMs / 1000, 0)} s in all`,
   );
   console.log('');
