@@ -30,6 +30,7 @@ import { ClusterReader, type ClusterTopology } from './clusterRows.ts';
 import { leasedSessions } from './leasedSessions.ts';
 import type { RoutedAnswer, RoutedCall } from './routedCall.ts';
 import { ShardHost } from './shardHost.ts';
+import { ShardOwners } from './shardOwners.ts';
 
 /** Options of {@link createClusterService}. */
 export interface ClusterServiceOptions {
@@ -107,6 +108,12 @@ export interface ClusterService {
   held(): ReadonlyMap<number, number>;
   /** The live Hosts and every shard's owner, epoch and expiry, read from the database. */
   topology(): Promise<ClusterTopology>;
+  /**
+   * The Host holding the shard of `sessionId` (`shardOf`: FNV-1a of the id, modulo 256), from
+   * memory for a shard held here, else from the lease table read at most once a second;
+   * undefined while no Host holds it.
+   */
+  ownerOf(sessionId: string): Promise<string | undefined>;
   /** One step of the lease keeper (heartbeat, renew, acquire, rebalance); run on a timer unless `autoStart` is false. */
   step(): Promise<StepReport>;
   /** Every shard service of this Host is idle. */
@@ -170,6 +177,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     route: async (call) => (await router.route(call.sessionId, call as unknown as JsonValue)) as RoutedAnswer,
     // A shard whose service could not open (the database refused a connection) opens again shortly.
     reopen: { timers: options.timers ?? processTimers },
+    // Room to open another shard: a keeper that wanted more than it could open steps again.
+    onOpened: () => keeper.nudge(),
   });
   const routing = options.routing ?? {};
   const feed = changeFeed({
@@ -195,6 +204,24 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     background.add(work);
     void work.finally(() => background.delete(work));
   };
+  // One claim of pending routed calls at a time, and one more after it for shards gained meanwhile.
+  let claiming: Promise<void> | undefined;
+  let claimAgain = false;
+  const claimSoon = (): void => {
+    if (claiming !== undefined) {
+      claimAgain = true;
+      return;
+    }
+    claiming = (async () => {
+      do {
+        claimAgain = false;
+        await router.claimPending().catch((error: unknown) => logger.warn('Pending routed calls could not be claimed.', { cause: error }));
+      } while (claimAgain);
+    })().finally(() => {
+      claiming = undefined;
+    });
+    inBackground(claiming);
+  };
   const keeperPool = options.keeperPool === undefined ? reservedConnection(pool) : guardedPool(options.keeperPool);
   const keeper = shardKeeper({
     pool: keeperPool,
@@ -202,12 +229,12 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     ...(schema === undefined ? {} : { schema }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
+    // The keeper's loop takes shards only as fast as this Host opens them, taken-over ones first.
+    pace: { openCapacity: () => host.openCapacity(), serving: (shard) => host.serving(shard) },
     onAcquired: (lease) => {
-      host.acquired(lease.shard, lease.epoch);
-      // Calls routed while the shard had no owner wait for this one.
-      inBackground(
-        router.claimPending().catch((error: unknown) => logger.warn('Pending routed calls could not be claimed.', { cause: error })),
-      );
+      host.acquired(lease.shard, lease.epoch, lease.from);
+      // Calls routed while the shard had no owner wait for this one: one claim for the shards of a step.
+      claimSoon();
     },
     onLost: (shard) => {
       logger.warn('A shard lease was lost; its work stops here.', { shard });
@@ -247,6 +274,12 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     dispatch: (call) => answer(call),
     now: () => (clock === undefined ? Date.now() : clock.now()),
   });
+
+  const owners = new ShardOwners(
+    hostId,
+    (shard) => host.epochOf(shard) !== undefined,
+    () => reader.topology(),
+  );
 
   let closing: Promise<void> | undefined;
   return {
@@ -288,6 +321,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     subscribe: (listener) => feed.subscribe(listener),
     held: () => host.held(),
     topology: () => reader.topology(),
+    ownerOf: (sessionId) => owners.ownerOf(shardOf(sessionId)),
     step: () => keeper.step(),
     whenIdle: () => host.whenIdle(),
     health: () => {

@@ -1,8 +1,9 @@
-// A Host paused in the middle of a transaction (stopped, or stalled) must not hold up the other
-// Hosts sharing the schema: a commit of allocated ids takes no lock the others wait for, and an
-// allocation holds the counter lock only shared. Two storages on one schema on the real server;
-// the first one's connection is held before its `commit` while the second one commits and
-// allocates, and the first one's transaction is shown to be still open when the second is done.
+// A Host paused in the middle of a commit or an allocation (stopped, or stalled) must not hold up
+// the other Hosts sharing the schema: a commit of allocated ids and an allocation are each one
+// statement, their own transaction, so a Host paused between its round trips holds no lock and
+// no open transaction. Two storages on one schema on the real server; the first one is held right
+// after its commit's (or allocation's) statement ran, before it hears the answer, while the second
+// one commits and allocates, and the first one's connection is shown to be idle, not in a transaction.
 import pg from 'pg';
 import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { type PostgresStorage, postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
@@ -13,11 +14,11 @@ import { randomSchema, run, SERVER_URL } from './postgresHarness.ts';
 
 const { admin, schemas } = usePostgresServer();
 
-/** A pool whose next `commit` waits until `resume()` (armed by `holdNextCommit()`). */
-function pausingPool(applicationName: string): SqlPool & { holdNextCommit(): Promise<void>; resume(): void } {
+/** A pool that holds the answer of its next statement matching `which` until `resume()` (armed by `holdAfterNext()`). */
+function pausingPool(applicationName: string): SqlPool & { holdAfterNext(which: RegExp): Promise<void>; resume(): void } {
   const pool = new pg.Pool({ connectionString: SERVER_URL, application_name: applicationName, max: 4 });
   pool.on('error', () => undefined);
-  let armed = false;
+  let armed: RegExp | undefined;
   let reached: () => void = () => undefined;
   let gate: Promise<void> = Promise.resolve();
   let open: () => void = () => undefined;
@@ -26,19 +27,20 @@ function pausingPool(applicationName: string): SqlPool & { holdNextCommit(): Pro
       const client = await pool.connect();
       return {
         query: async (text, values) => {
-          if (text === 'commit' && armed) {
-            armed = false;
+          const result = await client.query(text, values as unknown[] | undefined);
+          if (armed?.test(text)) {
+            armed = undefined;
             reached();
             await gate;
           }
-          return client.query(text, values as unknown[] | undefined);
+          return result;
         },
         release: (error) => client.release(error),
       };
     },
     end: () => pool.end(),
-    holdNextCommit: () => {
-      armed = true;
+    holdAfterNext: (which) => {
+      armed = which;
       gate = new Promise<void>((resolve) => {
         open = resolve;
       });
@@ -79,25 +81,25 @@ describe('postgresStorage on the server: a Host paused inside a transaction', ()
       expect(await paused.allocateTaskNumbers(2)).toEqual([1, 2]);
       expect(await other.allocateTaskNumbers(2)).toEqual([3, 4]);
 
-      // A commit of an allocated id, held with its rows written and its transaction open.
-      const held = pausing.holdNextCommit();
+      // A commit of an allocated id, held with its rows written.
+      const held = pausing.holdAfterNext(/\.tasks as t/);
       const commit = paused.commit({ puts: [row(1)], deletes: [] });
       await held;
       expect(await within(other.commit({ puts: [row(3, 'every', 'other-session')], deletes: [] }), 4000)).toBe('done');
       const numbers = other.allocateTaskNumbers(2);
       expect(await within(numbers, 4000)).toBe('done');
       expect(await numbers).toEqual([5, 6]);
-      expect(await statesOf(applicationName)).toContain('idle in transaction');
+      expect(await statesOf(applicationName)).not.toContain('idle in transaction');
       pausing.resume();
       await commit;
 
-      // An allocation held after it took its numbers, the counter lock still held.
-      const allocationHeld = pausing.holdNextCommit();
+      // An allocation held after it took its numbers.
+      const allocationHeld = pausing.holdAfterNext(/task_number/);
       const allocation = paused.allocateTaskNumbers(1);
       await allocationHeld;
       const more = other.allocateTaskNumbers(1);
       expect(await within(more, 4000)).toBe('done');
-      expect(await statesOf(applicationName)).toContain('idle in transaction');
+      expect(await statesOf(applicationName)).not.toContain('idle in transaction');
       pausing.resume();
       expect(await allocation).toEqual([7]);
       expect(await more).toEqual([8]);

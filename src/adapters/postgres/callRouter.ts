@@ -4,10 +4,14 @@
 // shard; the owner claims the pending rows of the shards it holds (one statement, `FOR UPDATE SKIP
 // LOCKED`, checked against its lease, so no call is claimed twice), runs them one at a time per
 // Session in id order, stores the reply if the row is still claimed by it, and notifies
-// `<schema>_replies` with the row id; the caller reads and deletes the answered row. Polling backs
-// up both notifications. A call no Host claimed before its deadline is withdrawn (nothing ran); a
-// call claimed by a Host that lost the shard before answering ends `persistence_uncertain` — its
-// next owner never runs it again, it answers it so.
+// `<schema>_replies` with the row id and, when it fits (under 8000 bytes), the reply itself — the
+// caller then reads nothing and deletes the row with its next insert (or shortly after); a longer
+// reply is read and deleted in one statement. So a routed call is three round trips: insert,
+// claim, reply. Polling backs up both notifications. While its shard moves (released and not yet
+// taken, or taken and still opening) a call waits for the next owner, and a caller that cannot
+// reach the database tries again, up to the deadline. A call no Host claimed before its deadline is
+// withdrawn (nothing ran); a call claimed by a Host that lost the shard to another before answering
+// ends `persistence_uncertain` — its next owner never runs it again, it answers it so.
 import { ScheduleError } from '../../domain/errors.ts';
 import { CallRunner, type RoutedRequest } from './callRunner.ts';
 import { CallNotRunError, CallSender } from './callSender.ts';
@@ -192,7 +196,7 @@ export class CallRouter {
         void this.runner.claim(false).catch((error: unknown) => this.options.onError?.(error));
       }
     } else if (channel === this.repliesChannel) {
-      this.sender.replied(Number(payload));
+      this.sender.replied(payload);
     }
   };
 

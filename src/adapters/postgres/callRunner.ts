@@ -1,8 +1,9 @@
 // The owner's side of the call router: the pending calls of the shards this Host holds are claimed
 // in one statement (`FOR UPDATE SKIP LOCKED`, checked against its lease, so no call is claimed
-// twice), run one at a time per Session in id order, and answered if still claimed by it, notifying
-// `<schema>_replies` with the row id. Calls claimed under an earlier lease are answered
-// `persistence_uncertain`, never run again; calls not begun when the router stops are handed back.
+// twice), run one at a time per Session in id order, and answered if still claimed by it,
+// notifying `<schema>_replies` with the row id (and the reply, when it fits). Calls claimed under
+// an earlier lease are answered `persistence_uncertain`, never run again; calls not begun when the
+// router stops, or when this Host gives their shard up, are handed back for the next owner.
 import type { SqlResult } from './driver.ts';
 import { type JsonValue, replyText } from './routedJson.ts';
 import type { SchemaQueries } from './schemaQueries.ts';
@@ -19,6 +20,9 @@ export interface RoutedRequest {
 }
 
 const SWEEP_EVERY_MS = 60_000;
+
+/** The longest reply (in bytes) a reply notification carries: its payload must stay under 8000 bytes with the id. */
+const MAX_REPLY_IN_NOTIFICATION = 7_900;
 const BATCH = 500;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -101,7 +105,24 @@ export class CallRunner {
     return { shards, epochs };
   }
 
+  /**
+   * Hands back at once the queued calls of shards this Host no longer holds at their epoch (given
+   * up in a rebalance, say), rather than when their Session's queue reaches them: the shard's next
+   * owner can run them as soon as it holds the shard.
+   */
+  private async handBackMoved(): Promise<void> {
+    const moved: RoutedRequest[] = [];
+    for (const queue of this.queues.values()) {
+      const kept = queue.items.filter((call) => this.options.owns(call.shard) === call.epoch);
+      if (kept.length === queue.items.length) continue;
+      moved.push(...queue.items.filter((call) => !kept.includes(call)));
+      queue.items.splice(0, queue.items.length, ...kept);
+    }
+    await this.handBack(moved);
+  }
+
   private async claimOnce(withOrphans: boolean): Promise<void> {
+    await this.handBackMoved();
     const { shards, epochs } = this.ownedShards();
     if (shards.length === 0) return;
     const q = this.options.q;
@@ -189,10 +210,11 @@ export class CallRunner {
 
   /**
    * Makes claimed calls that have not begun pending again, for the shard's next owner, and
-   * notifies it — only while this Host still holds the shard's lease at the epoch they were
-   * claimed under (the lease row locked meanwhile), so no other owner can have run a later call of
-   * their Session first. Calls of a lease already lost stay claimed; the next owner answers them
-   * `persistence_uncertain`.
+   * notifies it — only while the shard's lease is still at the epoch they were claimed under,
+   * held by this Host or released by it and not taken since (the lease row locked meanwhile), so
+   * no other owner can have run a later call of their Session first. During a rebalance the calls
+   * thus wait for the next owner instead of failing. Calls of a lease another Host has taken since
+   * stay claimed; that owner answers them `persistence_uncertain`.
    */
   private async handBack(calls: readonly RoutedRequest[]): Promise<void> {
     if (calls.length === 0) return;
@@ -200,7 +222,9 @@ export class CallRunner {
     await this.run(
       'The unstarted calls could not be handed back',
       `with lease as (
-         select shard, epoch from ${this.options.q}.shard_leases where owner = $2 order by shard for key share
+         select shard, epoch from ${this.options.q}.shard_leases
+         where shard in (select shard from ${this.options.q}.routed_calls where id = any($1::bigint[])) and (owner = $2 or owner is null)
+         order by shard for key share
        ), back as (
          update ${this.options.q}.routed_calls c
          set status = 'pending', claimed_by = null, claimed_epoch = null
@@ -232,7 +256,11 @@ export class CallRunner {
     }
   }
 
-  /** Stores the reply if the call is still claimed by this Host at its epoch, and notifies the caller; retried a few times. */
+  /**
+   * Stores the reply if the call is still claimed by this Host at its epoch, and notifies the
+   * caller with the row id — and the reply itself when it fits in a notification, so the caller
+   * reads nothing more (it deletes the row later, with others). Retried a few times.
+   */
   private async answer(call: RoutedRequest, reply: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -243,7 +271,10 @@ export class CallRunner {
              where id = $1 and status = 'claimed' and claimed_by = $3 and claimed_epoch = $4
              returning id
            )
-           select id::text as id, pg_notify($5, id::text) as notified from a`,
+           select id::text as id,
+             pg_notify($5, case when octet_length($2::text) <= ${MAX_REPLY_IN_NOTIFICATION} then id::text || ' ' || $2::text else id::text end)
+               as notified
+           from a`,
           [call.id, reply, this.options.hostId, call.epoch, this.options.repliesChannel],
         );
         return;

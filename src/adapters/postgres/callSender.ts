@@ -1,8 +1,10 @@
 // The caller's side of the call router: a routed call is inserted as a `pending` row of
-// `routed_calls` (notifying `<schema>_calls` with its shard), then awaited until its reply is read
-// and deleted — on a `<schema>_replies` notification, or by polling. A wait that times out, or whose
-// claimer lost the shard, ends by deleting the row and answering by what it was: withdrawn (nothing
-// ran), `persistence_uncertain` (it may have run), or its reply.
+// `routed_calls` (notifying `<schema>_calls` with its shard), then awaited until its reply comes —
+// in the `<schema>_replies` notification itself when it fits (the row is deleted later, with the
+// next call's insert or with others), else read and deleted on that notification or by polling.
+// A call the database could not take is sent again until its deadline. A wait that times out, or
+// whose claimer lost the shard to another Host, ends by deleting the row and answering by what it
+// was: withdrawn (nothing ran), `persistence_uncertain` (it may have run), or its reply.
 import { ScheduleError } from '../../domain/errors.ts';
 import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, type SqlResult } from './driver.ts';
 import { replyOf } from './routedJson.ts';
@@ -18,6 +20,18 @@ export class CallNotRunError extends ScheduleError {
     this.name = 'CallNotRunError';
   }
 }
+
+/**
+ * Failures to hand a call over that leave it unsent and may pass (the database could not be
+ * reached): the call is sent again until its deadline.
+ */
+const unreachable = new WeakSet<object>();
+
+const notReached = (message: string, cause: unknown): CallNotRunError => {
+  const error = new CallNotRunError(message, { cause });
+  unreachable.add(error);
+  return error;
+};
 
 const RECENT_REPLIES = 1_024;
 
@@ -54,7 +68,19 @@ export class CallSender {
   private readonly timeoutMs: number;
   private readonly pollMs: number;
   private readonly waiters = new Map<number, Waiter>();
-  private readonly recentReplies = new Set<number>();
+  /**
+   * Replies notified before their call's wait began (the insert's answer still on its way): id →
+   * the reply, or null when the notification did not carry it.
+   */
+  private readonly recentReplies = new Map<number, string | null>();
+  /**
+   * Answered calls whose reply came in a notification: their rows are deleted later, several at
+   * once — with the next call's insert, or after `pollMs` when none comes first.
+   */
+  private acks: number[] = [];
+  private ackTimer: ReturnType<typeof setTimeout> | undefined;
+  private acking: Promise<void> | undefined;
+  private insertsInFlight = 0;
   private readonly inserting = new Map<string, Promise<unknown>>();
   private pollTimer: ReturnType<typeof setTimeout> | undefined;
   /** The poll pass in flight (one at a time). */
@@ -68,67 +94,148 @@ export class CallSender {
 
   /** Inserts `request` (JSON) after the earlier calls of `sessionId` and answers its reply. */
   async send(sessionId: string, shard: number, request: unknown): Promise<unknown> {
+    const deadline = Date.now() + this.timeoutMs;
     const previous = this.inserting.get(sessionId) ?? Promise.resolve();
-    const inserted = previous.then(
-      () => this.insert(sessionId, shard, JSON.stringify(request)),
-      () => this.insert(sessionId, shard, JSON.stringify(request)),
-    );
+    const insert = () => this.insertBy(deadline, sessionId, shard, JSON.stringify(request));
+    const inserted = previous.then(insert, insert);
     this.inserting.set(sessionId, inserted);
+    this.insertsInFlight++;
     let id: number;
     try {
       id = await inserted;
+    } catch (error) {
+      this.insertsInFlight--;
+      throw error;
     } finally {
       if (this.inserting.get(sessionId) === inserted) this.inserting.delete(sessionId);
     }
     return new Promise<unknown>((resolve, reject) => {
+      this.insertsInFlight--;
       const waiter: Waiter = { id, shard, resolve, reject, timer: undefined, busy: false, expired: false, recheck: false };
-      waiter.timer = setTimeout(() => void this.finish(waiter, 'timeout'), this.timeoutMs);
+      waiter.timer = setTimeout(() => void this.finish(waiter, 'timeout'), Math.max(0, deadline - Date.now()));
       this.waiters.set(id, waiter);
-      if (this.recentReplies.delete(id)) void this.check(id);
+      const early = this.recentReplies.get(id);
+      this.recentReplies.delete(id);
+      if (typeof early === 'string') this.notified(waiter, early);
+      else if (early === null) void this.check(id);
       this.schedulePoll();
     });
   }
 
-  /** A reply notification for `id`: read it now if it is awaited, or remember it for a wait about to begin. */
-  replied(id: number): void {
-    if (this.waiters.has(id)) {
-      void this.check(id);
-    } else {
-      this.recentReplies.add(id);
-      if (this.recentReplies.size > RECENT_REPLIES) {
-        const oldest = this.recentReplies.values().next().value;
-        if (oldest !== undefined) this.recentReplies.delete(oldest);
-      }
+  /**
+   * A reply notification: `<id>`, or `<id> <reply>` when the reply fits in it. An awaited call is
+   * answered from it (or read, when it did not carry the reply); another is remembered for a wait
+   * about to begin (every Host hears every reply, so only the latest few are kept).
+   */
+  replied(payload: string): void {
+    const space = payload.indexOf(' ');
+    const id = Number(space < 0 ? payload : payload.slice(0, space));
+    if (!Number.isSafeInteger(id)) return;
+    const reply = space < 0 ? null : payload.slice(space + 1);
+    const waiter = this.waiters.get(id);
+    if (waiter !== undefined) {
+      if (reply === null) void this.check(id);
+      else this.notified(waiter, reply);
+      return;
+    }
+    // Only a call whose insert has not answered yet can be this router's without a wait: other
+    // Hosts' replies, which every Host hears, are not kept otherwise.
+    if (this.insertsInFlight === 0) return;
+    this.recentReplies.set(id, reply);
+    if (this.recentReplies.size > RECENT_REPLIES) {
+      const oldest = this.recentReplies.keys().next().value;
+      if (oldest !== undefined) this.recentReplies.delete(oldest);
     }
   }
 
-  private async insert(sessionId: string, shard: number, request: string): Promise<number> {
-    await this.options.opened().catch((error: unknown) => {
-      throw new CallNotRunError(`The call could not be handed to the owner of shard ${shard}: ${reasonOf(error)}; nothing ran.`, {
-        cause: error,
+  /** Answers `waiter` with the reply its notification carried; its row is deleted later (see {@link acks}). */
+  private notified(waiter: Waiter, reply: string): void {
+    if (this.waiters.get(waiter.id) !== waiter) return;
+    // A statement in flight for it (a poll, a withdrawal) settles it itself, deleting the row.
+    if (waiter.busy) {
+      waiter.recheck = true;
+      return;
+    }
+    this.acks.push(waiter.id);
+    this.scheduleAck();
+    this.settle(waiter, reply);
+  }
+
+  private scheduleAck(): void {
+    if (this.ackTimer !== undefined || this.acks.length === 0) return;
+    this.ackTimer = setTimeout(() => {
+      this.ackTimer = undefined;
+      void this.flushAcks();
+    }, this.pollMs);
+    this.ackTimer.unref?.();
+  }
+
+  /** Deletes the rows of the replies taken from notifications (one statement for all); a failure leaves them to the sweep. */
+  private flushAcks(): Promise<void> {
+    if (this.acking !== undefined) return this.acking;
+    if (this.acks.length === 0) return Promise.resolve();
+    const ids = this.acks;
+    this.acks = [];
+    this.acking = this.run('The answered calls could not be deleted', `delete from ${this.q}.routed_calls where id = any($1::bigint[])`, [
+      ids,
+    ])
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.acking = undefined;
+        this.scheduleAck();
       });
+    return this.acking;
+  }
+
+  /**
+   * Inserts the call, trying again while the database cannot be reached (a pool without a free
+   * connection while shards move, say) until `deadline`: only then does the caller hear that it
+   * could not be handed over.
+   */
+  private async insertBy(deadline: number, sessionId: string, shard: number, request: string): Promise<number> {
+    for (let pauseMs = 50; ; pauseMs = Math.min(1_000, pauseMs * 2)) {
+      try {
+        return await this.insert(deadline, sessionId, shard, request);
+      } catch (error) {
+        if (!unreachable.has(error as object) || Date.now() + pauseMs >= deadline) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+
+  private async insert(deadline: number, sessionId: string, shard: number, request: string): Promise<number> {
+    await this.options.opened().catch((error: unknown) => {
+      throw notReached(`The call could not be handed to the owner of shard ${shard}: ${reasonOf(error)}; nothing ran.`, error);
     });
     let client: SqlClient;
     try {
       client = await this.options.pool.connect();
     } catch (error) {
-      throw new CallNotRunError(`The call could not be handed over: the database cannot be reached (${reasonOf(error)}); nothing ran.`, {
-        cause: error,
-      });
+      throw notReached(`The call could not be handed over: the database cannot be reached (${reasonOf(error)}); nothing ran.`, error);
     }
     let broken: Error | undefined;
+    // The rows of replies already taken from notifications go with it (only when they are answered).
+    const acks = this.acks;
+    this.acks = [];
     try {
       const result = await client.query(
-        `with c as (
+        `with gone as (
+           delete from ${this.q}.routed_calls where id = any($6::bigint[]) and status = 'answered'
+         ), c as (
            insert into ${this.q}.routed_calls (shard, session_id, request, deadline)
            values ($1, $2, $3::json, now() + $4::bigint * interval '1 millisecond')
            returning id, shard
          )
          select c.id::text as id, pg_notify($5, c.shard::text) as notified from c`,
-        [shard, sessionId, request, this.timeoutMs, this.options.callsChannel],
+        [shard, sessionId, request, Math.max(1, deadline - Date.now()), this.options.callsChannel, acks],
       );
       return Number(result.rows[0]?.id);
     } catch (error) {
+      this.acks.push(...acks);
+      this.scheduleAck();
       if (isConnectionFailure(error)) {
         broken = error instanceof Error ? error : new Error(String(error));
         throw new ScheduleError(
@@ -270,9 +377,14 @@ export class CallSender {
     return pass;
   }
 
-  /** Resolves once no poll pass is in flight: its statements are done. */
+  /** Resolves once no poll pass is in flight and the answered rows are deleted: no statement of it runs. */
   async settled(): Promise<void> {
     await this.pass;
+    while (this.acking !== undefined || this.acks.length > 0) {
+      if (this.ackTimer !== undefined) clearTimeout(this.ackTimer);
+      this.ackTimer = undefined;
+      await this.flushAcks();
+    }
   }
 
   private async pollOnce(): Promise<void> {
@@ -294,6 +406,8 @@ export class CallSender {
         if (waiter !== undefined && typeof row.reply === 'string') this.settle(waiter, row.reply);
       }
       // Only the calls still awaited are looked at again: once every reply is in, nothing is read.
+      // A claimer that released the shard (no owner yet, same epoch) has not lost it: it hands its
+      // unstarted calls back for the next owner, so the wait goes on.
       const claimedByLoser =
         unanswered.size === 0
           ? { rows: [] }
@@ -302,7 +416,7 @@ export class CallSender {
               `select c.id::text as id from ${this.q}.routed_calls c
          left join ${this.q}.shard_leases l on l.shard = c.shard
          where c.id = any($1::bigint[]) and c.status = 'claimed'
-           and (l.owner is distinct from c.claimed_by or l.epoch is distinct from c.claimed_epoch)`,
+           and (l.epoch is distinct from c.claimed_epoch or (l.owner is not null and l.owner <> c.claimed_by))`,
               [[...unanswered]],
             );
       for (const row of claimedByLoser.rows) {

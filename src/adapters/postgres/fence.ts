@@ -46,23 +46,24 @@ export class LeaseLostError extends ScheduleError {
 
 const quote = (value: unknown): string => JSON.stringify(String(value));
 
+/** One lease row as a fence reads it. */
+export interface FencedLease {
+  readonly shard?: unknown;
+  readonly owner?: unknown;
+  /** The epoch, as text (a `bigint`). */
+  readonly epoch?: unknown;
+  /** Unexpired by the database's clock. */
+  readonly live?: unknown;
+}
+
 /**
- * Locks the lease rows of `shards` (`FOR KEY SHARE`, in order) and checks each against the fence.
- * Call inside the commit's transaction, before any write. Answers the epochs it checked (the
- * rows written record them).
+ * The epochs the fence names now.
  *
- * @throws LeaseLostError naming the first shard whose lease this Host does not hold at its epoch.
+ * @throws ScheduleError `internal_error` when its `epochs()` throws; nothing was sent.
  */
-export async function checkFence(
-  client: SqlClient,
-  quotedSchema: string,
-  fence: LeaseFence,
-  shards: readonly number[],
-): Promise<ReadonlyMap<number, number>> {
-  if (shards.length === 0) return new Map();
-  let epochs: ReadonlyMap<number, number>;
+export function fenceEpochsNow(fence: LeaseFence): ReadonlyMap<number, number> {
   try {
-    epochs = fence.epochs();
+    return fence.epochs();
   } catch (error) {
     throw new ScheduleError(
       'internal_error',
@@ -72,15 +73,22 @@ export async function checkFence(
       },
     );
   }
-  const sorted = [...new Set(shards)].sort((a, b) => a - b);
-  const result = await client.query(
-    `select shard, owner, epoch::text as epoch, expires_at > now() as live
-     from ${quotedSchema}.shard_leases where shard = any($1::smallint[]) order by shard for key share`,
-    [sorted],
-  );
-  const rows = new Map(result.rows.map((r) => [Number(r.shard), r]));
+}
+
+/**
+ * Checks the lease rows read of `shards` (sorted) against the fence's `epochs`.
+ *
+ * @throws LeaseLostError naming the first shard whose lease this Host does not hold at its epoch.
+ */
+export function checkLeases(
+  fence: LeaseFence,
+  epochs: ReadonlyMap<number, number>,
+  shards: readonly number[],
+  leases: readonly FencedLease[],
+): void {
+  const rows = new Map(leases.map((r) => [Number(r.shard), r]));
   const host = quote(fence.hostId);
-  for (const shard of sorted) {
+  for (const shard of shards) {
     const epoch = epochs.get(shard);
     const row = rows.get(shard);
     if (epoch === undefined) {
@@ -95,5 +103,31 @@ export async function checkFence(
     if (current !== epoch) throw new LeaseLostError(shard, epoch, `${lost}: the shard is at epoch ${current} now`);
     if (row.live !== true) throw new LeaseLostError(shard, epoch, `${lost}: it expired (by the database's clock) and was not renewed`);
   }
+}
+
+/**
+ * Locks the lease rows of `shards` (`FOR KEY SHARE`, in order) and checks each against the fence.
+ * Call inside the commit's transaction, before any write. Answers the epochs it checked (the
+ * rows written record them). (The one-statement commit, commitStatement.ts, checks the same in
+ * the statement that writes.)
+ *
+ * @throws LeaseLostError naming the first shard whose lease this Host does not hold at its epoch.
+ */
+export async function checkFence(
+  client: SqlClient,
+  quotedSchema: string,
+  fence: LeaseFence,
+  shards: readonly number[],
+  named?: ReadonlyMap<number, number>,
+): Promise<ReadonlyMap<number, number>> {
+  if (shards.length === 0) return new Map();
+  const epochs = named ?? fenceEpochsNow(fence);
+  const sorted = [...new Set(shards)].sort((a, b) => a - b);
+  const result = await client.query(
+    `select shard, owner, epoch::text as epoch, expires_at > now() as live
+     from ${quotedSchema}.shard_leases where shard = any($1::smallint[]) order by shard for key share`,
+    [sorted],
+  );
+  checkLeases(fence, epochs, sorted, result.rows);
   return epochs;
 }

@@ -3,14 +3,16 @@
 // Session id, shard (the Session group the supervisor puts the Session in), status, next target
 // and a version that grows with every write of the row. Receipts stay inside the row. Ids come
 // from the schema's task-number sequence. `open` migrates the schema (under an advisory lock),
-// then decodes every row strictly; each `commit` is one transaction, issued in call order; a
-// commit whose outcome the database did not confirm rejects with `persistence_uncertain`. While
-// the database is unreachable, commits are refused at once for a growing pause (backoff) and
-// then tried on a fresh connection. With a fence, each commit first checks (and locks) the shard
-// leases of the shards it touches, and writes nothing when one is no longer this Host's. Without
-// a fence the storage is the schema's only writer: `open` takes the schema's owner row (see
+// then decodes every row strictly; each `commit` is one transaction, issued in call order —
+// almost always one statement, one round trip (commitStatement.ts); a commit whose outcome the
+// database did not confirm rejects with `persistence_uncertain`. While the database is
+// unreachable, commits are refused at once for a growing pause (backoff) and then tried on a
+// fresh connection. With a fence, each commit checks (and locks) the shard leases of the shards
+// it touches before it writes, and writes nothing when one is no longer this Host's. Without a
+// fence the storage is the schema's only writer: `open` takes the schema's owner row (see
 // storageOwner.ts) or is refused with `storage_locked`, and each commit renews it in its own
-// transaction. Scoped to shards, `open` reads only their rows.
+// transaction. A task number is taken in one statement too. Scoped to shards, `open` reads only
+// their rows.
 import { SESSION_GROUPS } from '../../../machines/events.ts';
 import { decodeRememberedCall } from '../../domain/codec/calls.ts';
 import { decodeTzdata, nextTaskNumberAfter } from '../../domain/codec/index.ts';
@@ -22,8 +24,9 @@ import type { RememberedCall } from '../../domain/rememberedCalls.ts';
 import type { TaskRow } from '../../domain/types.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
+import { type CommitGuard, commitStatement, fitsOneStatement, TAKEN_ID_STATE, takenId } from './commitStatement.ts';
 import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, watchPoolErrors } from './driver.ts';
-import { checkFence, FENCE_IDLE_TIMEOUT_MS, type LeaseFence } from './fence.ts';
+import { checkFence, checkLeases, FENCE_IDLE_TIMEOUT_MS, fenceEpochsNow, type LeaseFence } from './fence.ts';
 import { migrate, quoteSchema } from './migrations.ts';
 import { createPgPool } from './pgPool.ts';
 import { encodeStoredRow, shardOf } from './rowColumns.ts';
@@ -317,10 +320,18 @@ export class PostgresStorage implements ScheduleStorage {
         { cause: this.lastFailure },
       );
     }
+    const fence = this.options.fence;
     const client = await this.connect('The schedule change could not be sent: the database cannot be reached');
     let broken: Error | undefined;
     try {
-      const fence = this.options.fence;
+      // Read once the connection is there, right before the statements that check them.
+      const epochs = fence === undefined ? undefined : fenceEpochsNow(fence);
+      if (this.oneStatement(batch)) {
+        await this.writeOne(client, batch, epochs);
+        this.failures = 0;
+        this.retryAt = 0;
+        return;
+      }
       // A fenced commit's locks outlive a paused Host only briefly (see LeaseFence.idleTimeoutMs).
       await client.query(
         fence === undefined
@@ -328,7 +339,7 @@ export class PostgresStorage implements ScheduleStorage {
           : `begin; set local idle_in_transaction_session_timeout = ${fence.idleTimeoutMs ?? FENCE_IDLE_TIMEOUT_MS}`,
       );
       try {
-        await this.writeStatements(client, batch);
+        await this.writeStatements(client, batch, epochs);
       } catch (error) {
         // A connection that cannot roll back is not given back to the pool as it is.
         if (!isConnectionFailure(error)) await client.query('rollback').catch((cause: unknown) => (broken = new Error(reasonOf(cause))));
@@ -350,7 +361,58 @@ export class PostgresStorage implements ScheduleStorage {
     }
   }
 
-  private async writeStatements(client: SqlClient, batch: PreparedBatch): Promise<void> {
+  /**
+   * True when the batch is written by one statement (the guard and every write together): all but
+   * a batch that moves the task-number sequence, or forgets and remembers the same call.
+   */
+  private oneStatement(batch: PreparedBatch): boolean {
+    return (batch.nextTaskNumber === undefined || batch.nextTaskNumber <= this.sequenceFloor) && fitsOneStatement(batch);
+  }
+
+  /** Writes `batch` in one statement, its own transaction (see commitStatement.ts). */
+  private async writeOne(client: SqlClient, batch: PreparedBatch, epochs: ReadonlyMap<number, number> | undefined): Promise<void> {
+    const fence = this.options.fence;
+    const columns = batch.puts.map(encodeStoredRow);
+    const guard: CommitGuard =
+      fence !== undefined && epochs !== undefined
+        ? { kind: 'fence', fence, epochs }
+        : this.owner !== undefined
+          ? { kind: 'owner', token: this.owner.token, leaseMs: this.owner.leaseMs }
+          : { kind: 'none' };
+    const statement = commitStatement(this.quoted, batch, columns, guard);
+    let result: Awaited<ReturnType<SqlClient['query']>>;
+    try {
+      result = await client.query(statement.text, statement.values);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === TAKEN_ID_STATE) {
+        const taken = await takenId(client, this.quoted, columns);
+        throw new ScheduleError(
+          'internal_error',
+          `Refusing to commit: task id ${JSON.stringify(taken)} is already held by another Session's task (ids are unique across Hosts); nothing was written.`,
+        );
+      }
+      throw error;
+    }
+    const verdict = result.rows[0];
+    if (verdict?.ok === true) return;
+    if (guard.kind === 'fence') {
+      const touched = String(verdict?.touched ?? '{}')
+        .replace(/[{}]/g, '')
+        .split(',')
+        .filter((s) => s !== '')
+        .map(Number);
+      const leases = JSON.parse(String(verdict?.leases ?? 'null')) ?? [];
+      checkLeases(guard.fence, guard.epochs, touched, leases);
+    }
+    // The owner row names another storage (check throws saying which), or the guard failed without a reason it can name.
+    await this.owner?.check(client);
+    throw new ScheduleError(
+      'persistence_uncertain',
+      'Refusing to commit: the commit guard did not hold; nothing of the batch was written.',
+    );
+  }
+
+  private async writeStatements(client: SqlClient, batch: PreparedBatch, epochs: ReadonlyMap<number, number> | undefined): Promise<void> {
     const q = this.quoted;
     const columns = batch.puts.map(encodeStoredRow);
     // A fenced commit records, in each row it writes, the Host and the lease epoch it wrote under.
@@ -361,7 +423,7 @@ export class PostgresStorage implements ScheduleStorage {
       if (batch.deletes.length > 0) await client.query(`delete from ${q}.tasks where id = any($1::text[])`, [batch.deletes]);
     } else {
       const shards = await this.touchedShards(client, batch, columns);
-      writer = { hostId: this.options.fence.hostId, epochs: await checkFence(client, q, this.options.fence, shards) };
+      writer = { hostId: this.options.fence.hostId, epochs: await checkFence(client, q, this.options.fence, shards, epochs) };
       // Only rows of the checked shards are deleted (a row stored since the lookup is not this batch's to remove).
       if (batch.deletes.length > 0) {
         await client.query(`delete from ${q}.tasks where id = any($1::text[]) and shard = any($2::smallint[])`, [batch.deletes, shards]);
@@ -495,25 +557,23 @@ export class PostgresStorage implements ScheduleStorage {
     const client = await this.connect('No task number could be taken: the database cannot be reached');
     let broken: Error | undefined;
     try {
-      // Allocations hold the counter lock shared: they never wait for one another, and one whose
-      // Host pauses mid-way holds it only until the server ends its idle transaction.
-      await client.query(
-        `begin; set local idle_in_transaction_session_timeout = ${this.options.fence?.idleTimeoutMs ?? FENCE_IDLE_TIMEOUT_MS}`,
+      // Allocations hold the counter lock shared: they never wait for one another. One statement is
+      // its own transaction, so the lock (taken before the first number, the CTE being read first)
+      // is held only while it runs and never by a paused Host.
+      const result = await client.query(
+        `with counter as materialized (select pg_advisory_xact_lock_shared(hashtextextended($1, 0)))
+         select nextval('${this.quoted}.task_number')::text as n from counter, generate_series(1, $2::int)`,
+        [counterLockKey(this.schema), count],
       );
-      await client.query('select pg_advisory_xact_lock_shared(hashtextextended($1, 0))', [counterLockKey(this.schema)]);
-      const result = await client.query(`select nextval('${this.quoted}.task_number')::text as n from generate_series(1, $1::int)`, [
-        count,
-      ]);
-      await client.query('commit');
-      const numbers = result.rows.map((r) => Number(r.n));
-      const last = numbers.at(-1); // nextval over the series hands them out in order
+      const numbers = result.rows.map((r) => Number(r.n)).sort((a, b) => a - b);
+      const last = numbers.at(-1);
       if (last !== undefined) this.sequenceFloor = Math.max(this.sequenceFloor, last + 1);
       return numbers;
     } catch (error) {
       if (isConnectionFailure(error)) {
         broken = error instanceof Error ? error : new Error(String(error));
         this.noteConnectionFailure(error);
-      } else await client.query('rollback').catch((cause: unknown) => (broken = new Error(reasonOf(cause))));
+      }
       throw uncertain('No task number could be taken', error);
     } finally {
       client.release(broken);
