@@ -14,6 +14,7 @@ import { reservedConnection } from '../adapters/postgres/reservedConnection.ts';
 import { shardOf } from '../adapters/postgres/rowColumns.ts';
 import type { KeeperTimers, StepReport } from '../adapters/postgres/shardKeeper.ts';
 import { DEFAULT_LEASE_MS, shardKeeper } from '../adapters/postgres/shardKeeper.ts';
+import { TaskNumberBlocks } from '../adapters/postgres/taskNumberBlocks.ts';
 import { isScheduleError } from '../domain/errors.ts';
 import type { ScheduleInspectionEvent } from '../inspector/inspectionEvent.ts';
 import type { Clock, Logger, ScheduleHealth, ScheduleMetrics, SessionController } from '../ports.ts';
@@ -144,6 +145,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   const pool = guardedPool(options.pool);
   // Wrapped once, so every shard service shares it (and a throwing port is logged once).
   const metrics = metricsReporter(options.metrics, logger);
+  // One source of task numbers for every shard held, so creates across shards share its blocks.
+  const taskNumbers = new TaskNumberBlocks();
   const host: ShardHost = new ShardHost({
     shardOf,
     logger,
@@ -162,6 +165,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
           pool,
           ...(schema === undefined ? {} : { schema }),
           shards: [shard],
+          taskNumbers,
           // Only while this term lasts: a service whose term ended commits nothing, even at the same epoch.
           fence: {
             hostId,

@@ -31,9 +31,10 @@ export interface ClusterStorageOptions
 
 /**
  * Connections of a member's own pool: the keeper's reserved one, the change feed's and the call
- * router's listeners, and room for the shard opens and commits that run at once.
+ * router's listeners, the 16 shard opens that run at once, and room for commits and routed calls
+ * meanwhile (docs/storage.md, "Pool size").
  */
-export const MEMBER_POOL_SIZE = 20;
+export const MEMBER_POOL_SIZE = 24;
 
 /** A running member as the supervisor and the service run calls on it. */
 export function joinedCluster(service: ClusterService, leave: () => Promise<void>): JoinedCluster {

@@ -8,6 +8,14 @@
 // flight) or lost. Each term of holding a shard is its own: the service of a term that ended can
 // commit nothing (its fence names no epoch from then on), even when this Host takes the shard
 // back at the same epoch, and the next term's service opens only once the last one has closed.
+// Shards taken over from a Host whose lease ran out open at once, all of them: nobody serves them
+// meanwhile and their due reminders wait, and each open is a chain of round trips that, made to
+// wait its turn behind the others on a busy pool, would deliver the last of them many opens late.
+// Other opens take turns, at most `maxOpening` at a time (16 by default): a Host taking dozens of
+// shards handed on, or never held, opens them a few at a time rather than starving its own commits
+// and deliveries of connections — those handed on by their owner before those never held.
+// `openCapacity()` (every shard not yet open counts) tells the lease keeper how many more this
+// Host can take now.
 import { ScheduleError } from '../domain/errors.ts';
 import type { Logger } from '../ports.ts';
 import type { ScheduleService } from '../service.ts';
@@ -36,6 +44,31 @@ export interface ShardHostOptions {
   };
   /** Hears how many shards this Host holds each time a shard is gained or given up (the metrics' gauge). */
   readonly onHeld?: (count: number) => void;
+  /** How many shards' services open at once (default 16), but for those taken over, which open at once; the others wait their turn. */
+  readonly maxOpening?: number;
+  /** Hears each time an open finished (opened or failed): this Host can take another shard. */
+  readonly onOpened?: () => void;
+}
+
+/** How urgently a shard's service is opened: lower first (see the header). */
+export type OpenUrgency = 'expired' | 'released' | 'new';
+
+const URGENCY: Readonly<Record<OpenUrgency, number>> = { expired: 0, released: 1, new: 2 };
+
+/** Shards whose services open at once, by default. */
+export const DEFAULT_MAX_OPENING = 16;
+
+/** The open of a shard released before its turn came: nothing to close, and a call waiting for it did not run. */
+class NotOpened extends Error {
+  constructor() {
+    super('The shard was handed on before its service opened here; the call did not run here.');
+  }
+}
+
+interface Turn {
+  readonly rank: number;
+  readonly start: () => void;
+  readonly cancel: () => void;
 }
 
 /** The longest pause between two attempts to open a shard's service. */
@@ -49,6 +82,10 @@ interface HeldShard {
   readonly term: { current: boolean };
   /** The pending attempt to open it again after a failed open. */
   retry?: unknown;
+  /** Set once its service is open. */
+  open?: boolean;
+  /** Gives up its place in the queue of opens, while it waits there. */
+  cancel?: (() => void) | undefined;
 }
 
 export class ShardHost {
@@ -56,8 +93,27 @@ export class ShardHost {
   /** The close of each shard's last term, which the next term's open waits for. */
   private readonly closing = new Map<number, Promise<void>>();
   private closed = false;
+  /** Opens waiting for a turn, most urgent first. */
+  private readonly queue: Turn[] = [];
+  /** Opens running now. */
+  private running = 0;
+  /** Terms whose service is not yet open (waiting for the last term's close, for a turn, or opening). */
+  private opening = 0;
+  private readonly maxOpening: number;
 
-  constructor(private readonly options: ShardHostOptions) {}
+  constructor(private readonly options: ShardHostOptions) {
+    this.maxOpening = Math.max(1, Math.floor(options.maxOpening ?? DEFAULT_MAX_OPENING));
+  }
+
+  /** Whether `shard` is held here with its service open (serving its reminders and calls). */
+  serving(shard: number): boolean {
+    return this.shards.get(shard)?.open === true;
+  }
+
+  /** How many more shards this Host can begin to open now (what the lease keeper takes at most). */
+  openCapacity(): number {
+    return Math.max(0, this.maxOpening - this.opening);
+  }
 
   /** The shards held, with their epochs. */
   held(): ReadonlyMap<number, number> {
@@ -69,20 +125,44 @@ export class ShardHost {
     return this.shards.get(shard)?.epoch;
   }
 
-  /** The lease of `shard` was gained: its service opens, restoring the shard's tasks. */
-  acquired(shard: number, epoch: number): void {
-    this.open(shard, epoch, 0);
+  /** The lease of `shard` was gained (`from` where: see {@link OpenUrgency}): its service opens in its turn, restoring the shard's tasks. */
+  acquired(shard: number, epoch: number, from: OpenUrgency = 'new'): void {
+    this.open(shard, epoch, 0, URGENCY[from] ?? URGENCY.new);
   }
 
-  private open(shard: number, epoch: number, failures: number): void {
+  private open(shard: number, epoch: number, failures: number, rank: number): void {
     if (this.closed) return;
     const term = { current: true };
     const previous = this.closing.get(shard) ?? Promise.resolve();
-    const service = previous.then(() => this.options.openShard(shard, epoch, () => term.current));
+    const box: { held?: HeldShard } = {};
+    const isCurrent = () => term.current && box.held !== undefined && this.shards.get(shard) === box.held && !this.closed;
+    this.opening++;
+    const service = previous
+      .then(() => (isCurrent() ? this.turn(rank, box) : Promise.reject(new NotOpened())))
+      .then(async (done) => {
+        try {
+          if (!isCurrent()) throw new NotOpened();
+          return await this.options.openShard(shard, epoch, () => term.current);
+        } finally {
+          done();
+        }
+      })
+      .finally(() => {
+        this.opening--;
+        this.options.onOpened?.();
+      });
     const held: HeldShard = { epoch, service, term };
+    box.held = held;
+    service.then(
+      () => {
+        held.open = true;
+      },
+      () => undefined,
+    );
     this.shards.set(shard, held);
     this.options.onHeld?.(this.shards.size);
     service.catch((error: unknown) => {
+      if (error instanceof NotOpened) return;
       const { reopen } = this.options;
       if (reopen === undefined) {
         this.options.logger?.error('A shard could not be opened; its calls are refused until its lease moves.', { shard, cause: error });
@@ -93,9 +173,50 @@ export class ShardHost {
       if (this.shards.get(shard) !== held || this.closed) return;
       held.retry = reopen.timers.setTimeout(() => {
         // Still held at the same term, and not opened since: try again.
-        if (this.shards.get(shard) === held && !this.closed) this.open(shard, epoch, failures + 1);
+        if (this.shards.get(shard) === held && !this.closed) this.open(shard, epoch, failures + 1, rank);
       }, waitMs);
     });
+  }
+
+  /** Waits for a turn to open (most urgent first); resolves to the function that ends it. */
+  private turn(rank: number, box: { held?: HeldShard }): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      const entry: Turn = {
+        rank,
+        start: () => {
+          if (box.held !== undefined) box.held.cancel = undefined;
+          this.running++;
+          let ended = false;
+          resolve(() => {
+            if (ended) return;
+            ended = true;
+            this.running--;
+            this.pump();
+          });
+        },
+        cancel: () => {
+          const at = this.queue.indexOf(entry);
+          if (at >= 0) this.queue.splice(at, 1);
+          reject(new NotOpened());
+        },
+      };
+      if (box.held !== undefined) box.held.cancel = entry.cancel;
+      if (rank === URGENCY.expired) {
+        entry.start();
+        return;
+      }
+      const after = this.queue.findIndex((waiting) => waiting.rank > rank);
+      this.queue.splice(after < 0 ? this.queue.length : after, 0, entry);
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.running < this.maxOpening) {
+      const next = this.queue.shift();
+      if (next === undefined) return;
+      next.start();
+    }
   }
 
   /** The shard is handed to another Host: its service closes once its delivery in flight is recorded. */
@@ -106,6 +227,8 @@ export class ShardHost {
     this.shards.delete(shard);
     this.options.onHeld?.(this.shards.size);
     if (held.retry !== undefined) this.options.reopen?.timers.clearTimeout(held.retry);
+    // One still waiting for its turn to open gives it up: there is nothing to close.
+    held.cancel?.();
     const closed = this.closeTerm(shard, held);
     this.closing.set(shard, closed);
     await closed;
@@ -125,6 +248,7 @@ export class ShardHost {
       const service = await held.service;
       await service.close();
     } catch (error) {
+      if (error instanceof NotOpened) return;
       this.options.logger?.warn('A released shard did not close cleanly.', { shard, cause: error });
     } finally {
       held.term.current = false;

@@ -4,6 +4,9 @@
 // Host made it. A notification is sent after the commit it reports, so a Host that dies between
 // the two loses that notification (a subscriber re-reads what it shows after a reconnect); a
 // change naming many ids is split over several notifications under PostgreSQL's payload limit.
+// The changes published in one turn of the event loop (a burst of creates or deliveries across
+// the Host's shards) go out in one statement, one notification each: a round trip per turn rather
+// than per change.
 
 import type { NotificationListener } from './callRouter.ts';
 import { isConnectionFailure, reasonOf, type SqlPool } from './driver.ts';
@@ -17,6 +20,9 @@ export interface FeedChange {
 
 /** Below PostgreSQL's 8000-byte payload limit, with room for the Session id's escapes. */
 const PAYLOAD_BYTES = 7000;
+
+/** The most notifications one statement sends. */
+const NOTIFICATIONS_PER_STATEMENT = 500;
 
 /** Options of {@link changeFeed}. */
 export interface ChangeFeedOptions {
@@ -35,6 +41,9 @@ export class ChangeFeed {
   private stopListening: (() => Promise<void>) | undefined;
   private stopped = false;
   private relisten: ReturnType<typeof setTimeout> | undefined;
+  /** Payloads published in this turn, sent together at its end. */
+  private queued: string[] = [];
+  private sending: Promise<void> | undefined;
 
   constructor(private readonly options: ChangeFeedOptions) {
     this.channel = `${options.schema}_changes`.slice(0, 63);
@@ -56,15 +65,30 @@ export class ChangeFeed {
     return () => this.listeners.delete(listener);
   }
 
-  /** Publishes a committed change to every Host (split when it names many ids); never rejects. */
-  async publish(change: FeedChange): Promise<void> {
-    for (const ids of chunks(change.sessionId, change.ids)) {
-      const payload = JSON.stringify({ sessionId: change.sessionId, ids });
+  /**
+   * Publishes a committed change to every Host (split when it names many ids), with the others of
+   * this turn of the event loop; settles once its notifications were sent or failed; never rejects.
+   */
+  publish(change: FeedChange): Promise<void> {
+    for (const ids of chunks(change.sessionId, change.ids)) this.queued.push(JSON.stringify({ sessionId: change.sessionId, ids }));
+    this.sending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.sending = undefined;
+      return this.send(this.queued.splice(0));
+    });
+    return this.sending;
+  }
+
+  private async send(payloads: readonly string[]): Promise<void> {
+    for (let at = 0; at < payloads.length; at += NOTIFICATIONS_PER_STATEMENT) {
+      const batch = payloads.slice(at, at + NOTIFICATIONS_PER_STATEMENT);
       try {
         const client = await this.options.pool.connect();
         let broken: Error | undefined;
         try {
-          await client.query('select pg_notify($1, $2)', [this.channel, payload]);
+          await client.query('select pg_notify($1, payload) from unnest($2::text[]) with ordinality as p(payload, n) order by n', [
+            this.channel,
+            batch,
+          ]);
         } catch (error) {
           // A connection that failed is discarded, never handed to the next caller.
           if (isConnectionFailure(error)) broken = error instanceof Error ? error : new Error(String(error));
@@ -73,7 +97,8 @@ export class ChangeFeed {
           client.release(broken);
         }
       } catch (error) {
-        this.options.onError?.(new Error(`A schedule change could not be published (${reasonOf(error)}).`, { cause: error }));
+        const what = batch.length === 1 ? 'A schedule change' : `${batch.length} schedule changes`;
+        this.options.onError?.(new Error(`${what} could not be published (${reasonOf(error)}).`, { cause: error }));
       }
     }
   }

@@ -3,7 +3,9 @@
 // statement, reads the live Hosts in the order they joined, so every Host counts and ranks them
 // alike. A Host whose row expired is not live; when it beats again it rejoins as a newcomer. Rows
 // expired for a day are swept by the next heartbeat of any Host. The same statement answers when the
-// next other Host's membership or lease runs out, so a keeper can step right then.
+// next other Host's membership or lease runs out, so a keeper can step right then, and how the
+// shards stand — how many each Host holds, how many are free, how many wait for a new owner after
+// their lease ran out — so a keeper hands shards on only as fast as they are taken.
 import type { SqlPool } from './driver.ts';
 import { quoteSchema } from './migrations.ts';
 import { SchemaQueries } from './schemaQueries.ts';
@@ -13,6 +15,8 @@ import { checkHostId } from './shardLeases.ts';
 export interface ClusterView {
   /** The live Hosts (this one included), oldest membership first, ties by id. */
   readonly hosts: readonly string[];
+  /** How long each live Host has been a member, ms by the database's clock (the order of `hosts`). */
+  readonly ages: readonly number[];
   /** This Host's place in `hosts` (0 for the oldest). */
   readonly rank: number;
   /** The database's clock when the heartbeat ran, in ms since the epoch. */
@@ -24,6 +28,12 @@ export interface ClusterView {
    * than the next step means a Host has missed its renewals.
    */
   readonly nextLapseMs: number | null;
+  /** Unexpired leases per owner (Hosts holding none are absent). */
+  readonly heldBy: ReadonlyMap<string, number>;
+  /** Shards with no owner (never held, or released) and not yet taken. */
+  readonly free: number;
+  /** Shards whose owner let the lease run out, not yet taken over. */
+  readonly expired: number;
 }
 
 /** Options of {@link ClusterHosts}. */
@@ -65,10 +75,16 @@ export class ClusterHosts {
          delete from ${q}.cluster_hosts where expires_at < now() - interval '1 day' and host_id <> $1
        )
        select host_id, floor(extract(epoch from now()) * 1000)::bigint::text as now_ms,
+         floor(extract(epoch from now() - started_at) * 1000)::bigint::text as age_ms,
          floor(extract(epoch from least(
            (select min(expires_at) from ${q}.cluster_hosts where host_id <> $1 and expires_at > now()),
            (select min(expires_at) from ${q}.shard_leases where owner <> $1 and expires_at > now())
-         )) * 1000)::bigint::text as lapse_ms
+         )) * 1000)::bigint::text as lapse_ms,
+         (select count(*) from ${q}.shard_leases where owner is null)::int as free,
+         (select count(*) from ${q}.shard_leases where owner is not null and expires_at <= now())::int as expired,
+         (select json_object_agg(owner, n) from (
+            select owner, count(*)::int as n from ${q}.shard_leases where owner is not null and expires_at > now() group by owner
+          ) as counts) as held_by
        from (
          select host_id, started_at from beat
          union all
@@ -78,12 +94,18 @@ export class ClusterHosts {
       [hostId, ttlMs],
     );
     const hosts = result.rows.map((r) => String(r.host_id));
-    const lapse = result.rows[0]?.lapse_ms;
+    const first = result.rows[0];
+    const lapse = first?.lapse_ms;
+    const heldBy = (typeof first?.held_by === 'string' ? JSON.parse(first.held_by) : (first?.held_by ?? {})) as Record<string, number>;
     return {
       hosts,
+      ages: result.rows.map((r) => Math.max(0, Number(r.age_ms))),
       rank: hosts.indexOf(hostId),
-      databaseNowMs: Number(result.rows[0]?.now_ms),
+      databaseNowMs: Number(first?.now_ms),
       nextLapseMs: lapse === null || lapse === undefined ? null : Number(lapse),
+      heldBy: new Map(Object.entries(heldBy).map(([owner, n]) => [owner, Number(n)])),
+      free: Number(first?.free ?? 0),
+      expired: Number(first?.expired ?? 0),
     };
   }
 

@@ -32,6 +32,7 @@ import { createPgPool } from './pgPool.ts';
 import { encodeStoredRow, shardOf } from './rowColumns.ts';
 import { checkHostId, MAX_LEASE_MS } from './shardLeases.ts';
 import { DEFAULT_OWNER_LEASE_MS, StorageOwner } from './storageOwner.ts';
+import type { TaskNumberBlocks } from './taskNumberBlocks.ts';
 
 /** The schema used when none is given. */
 export const DEFAULT_SCHEMA = 'agent_schedule';
@@ -72,6 +73,12 @@ export interface PostgresStorageOptions {
    * machine keeps the schema from a new opener this long; one on the same machine does not.
    */
   readonly ownerLeaseMs?: number;
+  /**
+   * Where `allocateTaskNumbers` draws from: blocks shared by several storages of one process
+   * (a cluster Host's shards), each block taken from the sequence through the storage that found
+   * it empty. Without it, every allocation takes its numbers from the sequence.
+   */
+  readonly taskNumbers?: TaskNumberBlocks;
 }
 
 /**
@@ -554,6 +561,17 @@ export class PostgresStorage implements ScheduleStorage {
     if (!Number.isSafeInteger(count) || count < 1 || count > 10_000) {
       throw new ScheduleError('internal_error', `allocateTaskNumbers takes a count of 1-10000, not ${String(count)}.`);
     }
+    const shared = this.options.taskNumbers;
+    if (shared === undefined) return this.fromSequence(count);
+    const numbers = await shared.take(count, (n) => this.fromSequence(n));
+    // Every number handed out was taken from the sequence, which has so passed it.
+    const last = numbers.at(-1);
+    if (last !== undefined) this.sequenceFloor = Math.max(this.sequenceFloor, last + 1);
+    return numbers;
+  }
+
+  /** `count` numbers taken from the sequence now. */
+  private async fromSequence(count: number): Promise<number[]> {
     const client = await this.connect('No task number could be taken: the database cannot be reached');
     let broken: Error | undefined;
     try {

@@ -9,9 +9,35 @@
 // slow (a long release), the tick only renews. A lease is counted lost
 // `leaseMs` after the local instant its last renewal was sent — never later than the database can
 // let another Host take it — also when the database cannot be reached; the keeper keeps trying.
+//
+// Given a `pace`, the running loop moves shards only as fast as Hosts can open them (steps run by
+// the caller, without the loop, still take and give everything at once):
+// - While other Hosts are live, a step takes no more shards than the owner can begin to open now
+//   (`pace.openCapacity()`), so a Host that opens slowly — a newcomer on a busy machine — takes
+//   its share a few at a time, and the shards it cannot open yet stay with Hosts that serve them.
+//   A Host alone takes every shard at once (nobody else could serve them) and opens them in turn.
+// - Leases another Host let run out are taken over first, by the established Hosts (members for
+//   at least 2 × `leaseMs`, or joined within a lease of the oldest), at once and beyond their
+//   share if need be (up to an even split among them): nobody serves those shards meanwhile, and a
+//   Host that has served for a while opens them sooner than a newcomer, which takes them only as
+//   it can open them.
+// - A shard taken from another Host (its lease run out, or released) is not handed on by
+//   rebalancing for a grace period, `pace.graceMs` (default 2 × `leaseMs` from its acquisition):
+//   long enough to open it and deliver what was overdue, so a takeover's progress is not thrown
+//   away by handing the shard straight on to a Host that must open it again.
+// - A Host above its share hands on the shards it does not serve yet (`pace.serving`: their
+//   services still wait to open) at once: nobody serves them meanwhile either way. Those it serves
+//   it hands on only while few shards wait for an owner: no lease has run out, and fewer than
+//   `pace.handoffBatch` (default 16) for each Host below its share are free — it tops that up, so
+//   a taker always finds a few to take as it gets room to open them, while the holder keeps
+//   serving the rest. While a Host is above or below its share its loop steps every
+//   `leaseMs / 24`, and a Host that wanted more than it could open steps again as soon as an open
+//   finishes (`nudge()`).
+// The fence by epoch stays the safety net: whatever the pace, a shard's commits pass only under
+// its current owner's lease.
 import { SESSION_GROUPS } from '../../../machines/events.ts';
 import { ScheduleError } from '../../domain/errors.ts';
-import { ClusterHosts } from './clusterHosts.ts';
+import { ClusterHosts, type ClusterView } from './clusterHosts.ts';
 import { reasonOf, type SqlPool } from './driver.ts';
 import { DEFAULT_SCHEMA } from './postgresStorage.ts';
 import { checkHostId, fairShare, MAX_LEASE_MS, type ShardLease, ShardLeases } from './shardLeases.ts';
@@ -21,6 +47,21 @@ export const DEFAULT_LEASE_MS = 15_000;
 
 /** How long after another Host's lapse (by the database's clock) the early step runs, in ms. */
 const LAPSE_SLACK_MS = 25;
+
+/** How many shards handed on may wait for a taker, for each Host below its share, by default. */
+export const DEFAULT_HANDOFF_BATCH = 16;
+
+/** How a running keeper paces the moving of shards (see the header). */
+export interface KeeperPace {
+  /** How many more shards the owner can begin to open now; a step takes no more than this. */
+  readonly openCapacity: () => number;
+  /** Whether the owner serves `shard` now (its service is open); default: every shard held is served. */
+  readonly serving?: (shard: number) => boolean;
+  /** How many shards handed on may wait for an owner, for each Host below its share (default 16). */
+  readonly handoffBatch?: number;
+  /** How long a shard taken from another Host is kept before rebalancing may hand it on, in ms (default 2 × `leaseMs`). */
+  readonly graceMs?: number;
+}
 
 /** The time the keeper runs on: timers for its loop and a monotonic clock (default: the process's). */
 export interface KeeperTimers {
@@ -50,6 +91,8 @@ export interface ShardKeeperOptions {
   readonly release: (shard: number) => Promise<void>;
   /** A failure the keeper survived (an unreachable database, a hook that threw). */
   readonly onError?: (error: unknown) => void;
+  /** Paces the running loop's takeovers and hand-offs by what the owner can open (see the header); default: unpaced. */
+  readonly pace?: KeeperPace;
 }
 
 /** What one {@link ShardKeeper.step} did. */
@@ -82,6 +125,8 @@ interface Held {
   lease: ShardLease;
   /** The local instant (on the keeper's clock) by which the lease may have expired. */
   deadline: number;
+  /** Until when (keeper clock) a paced rebalancing keeps it: a shard taken from another Host is not handed straight on. */
+  readonly keepUntil: number;
 }
 
 interface Sinks {
@@ -119,6 +164,12 @@ export class ShardKeeper {
   /** When the pending tick runs, on the keeper's clock. */
   private tickAt = Number.POSITIVE_INFINITY;
   private watchHandle: unknown;
+  /** The last paced step wanted more shards than the owner could open then. */
+  private hungry = false;
+  /** An open finished while a step ran: step again once it is over. */
+  private stepAgain = false;
+  private readonly graceMs: number;
+  private readonly handoffBatch: number;
 
   constructor(private readonly options: ShardKeeperOptions) {
     if (options.pool === undefined) throw invalid('shardKeeper needs a pool.');
@@ -131,6 +182,16 @@ export class ShardKeeper {
       if (typeof options[hook] !== 'function') throw invalid(`shardKeeper needs its ${hook} hook (a function).`);
     }
     this.leaseMs = leaseMs;
+    const pace = options.pace;
+    if (pace !== undefined && typeof pace.openCapacity !== 'function')
+      throw invalid("A shard keeper's pace needs openCapacity (a function).");
+    this.graceMs = pace?.graceMs ?? 2 * leaseMs;
+    this.handoffBatch = pace?.handoffBatch ?? DEFAULT_HANDOFF_BATCH;
+    if (!Number.isSafeInteger(this.graceMs) || this.graceMs < 0)
+      throw invalid(`A shard keeper's graceMs is a whole number of ms, not ${String(this.graceMs)}.`);
+    if (!Number.isSafeInteger(this.handoffBatch) || this.handoffBatch < 1) {
+      throw invalid(`A shard keeper's handoffBatch is a whole number of at least 1, not ${String(this.handoffBatch)}.`);
+    }
     const schema = options.schema ?? DEFAULT_SCHEMA;
     this.leases = new ShardLeases({ pool: options.pool, schema });
     this.members = new ClusterHosts({ pool: options.pool, schema });
@@ -173,6 +234,21 @@ export class ShardKeeper {
       this.stepping = undefined;
     });
     return this.stepping;
+  }
+
+  /**
+   * The owner can open more shards now (an open finished): when the last paced step wanted more
+   * than it could open, the next step runs at once (or right after the one running).
+   */
+  nudge(): void {
+    if (!this.paced() || !this.hungry) return;
+    if (this.stepping !== undefined) this.stepAgain = true;
+    else this.tickBy(this.now());
+  }
+
+  /** Whether the running loop paces its steps (see the header). */
+  private paced(): boolean {
+    return this.options.pace !== undefined && this.phase === 'running';
   }
 
   /** Starts the loop: a step now (its report is the answer) and one every third of the lease. */
@@ -235,6 +311,7 @@ export class ShardKeeper {
     let share = 0;
     let released: number[] = [];
     let failure: { error: unknown } | undefined;
+    this.stepAgain = false;
     try {
       this.expireOverdue(sinks);
       const surplus = await this.exclusive(async () => {
@@ -245,18 +322,21 @@ export class ShardKeeper {
         await this.renew(sinks, this.phase !== 'stopping');
         liveHosts = view.hosts.length;
         share = hostShare(view.rank < 0 ? liveHosts : view.rank, liveHosts);
-        const want = Math.min(share - this.mine.size, SESSION_GROUPS);
-        if (want > 0 && this.phase !== 'stopping') {
-          const sentAt = this.now();
-          for (const lease of await this.leases.acquire({ hostId: this.hostId, leaseMs: this.leaseMs, want })) {
-            this.take(lease, sentAt, sinks);
-          }
-        }
+        const paced = this.paced();
+        if (paced) await this.acquirePaced(view, share, sinks);
+        else if (this.phase !== 'stopping') await this.acquire(Math.min(share - this.mine.size, SESSION_GROUPS), false, sinks);
         if (liveHosts < 2 || this.mine.size <= share) return [];
+        const count = this.mine.size - share;
         const givable = [...this.mine.keys()].filter((s) => !this.releasing.has(s)).sort((a, b) => b - a);
-        return givable.slice(0, this.mine.size - share).sort((a, b) => a - b);
+        if (!paced) return givable.slice(0, count).sort((a, b) => a - b);
+        return this.pacedSurplus(view, givable, count);
       });
       if (surplus.length > 0) released = await this.giveBack(surplus);
+      // While shards still move to or from this Host, the loop steps more often than every third of a lease.
+      if (this.paced() && (this.mine.size !== share || this.hungry)) {
+        this.tickBy(this.now() + Math.max(1, Math.floor(this.leaseMs / 24)));
+      }
+      if (this.stepAgain && this.paced()) this.tickBy(this.now());
     } catch (error) {
       failure = { error };
       this.expireOverdue(sinks);
@@ -264,6 +344,60 @@ export class ShardKeeper {
     }
     this.watch();
     return { liveHosts, share, acquired: sinks.acquired, released, lost: sinks.lost, ...failure };
+  }
+
+  /** Takes up to `want` shards (only leases run out, with `expiredOnly`). */
+  private async acquire(want: number, expiredOnly: boolean, sinks: Sinks): Promise<number> {
+    if (want <= 0) return 0;
+    const sentAt = this.now();
+    const taken = await this.leases.acquire({ hostId: this.hostId, leaseMs: this.leaseMs, want, expiredOnly });
+    for (const lease of taken) this.take(lease, sentAt, sinks);
+    return taken.length;
+  }
+
+  /**
+   * A paced step's acquisitions: leases run out first — by an established Host at once, beyond
+   * the share if need be (up to an even split among the established Hosts), by a newcomer only as
+   * it can open them — then free shards up to the share, no more than the owner can open now
+   * (while other Hosts are live).
+   */
+  private async acquirePaced(view: ClusterView, share: number, sinks: Sinks): Promise<void> {
+    // Alone, a Host takes everything at once: nobody else could serve those shards meanwhile.
+    let room = view.hosts.length < 2 ? SESSION_GROUPS : Math.max(0, Math.floor(this.options.pace?.openCapacity() ?? 0));
+    const oldest = view.ages[0] ?? 0;
+    const established = view.hosts.filter((_, i) => {
+      const age = view.ages[i] ?? 0;
+      return age >= 2 * this.leaseMs || age >= oldest - this.leaseMs;
+    });
+    const takesOver = established.includes(this.hostId);
+    const takeoverLimit = takesOver ? Math.max(share, Math.ceil(SESSION_GROUPS / Math.max(1, established.length))) : share;
+    if (view.expired > 0) {
+      const want = Math.min(takeoverLimit - this.mine.size, view.expired);
+      const taken = await this.acquire(takesOver ? want : Math.min(want, room), true, sinks);
+      room = Math.max(0, room - taken);
+    }
+    await this.acquire(Math.min(share - this.mine.size, room), false, sinks);
+    this.hungry = this.mine.size < share || (view.expired > 0 && this.mine.size < takeoverLimit);
+  }
+
+  /**
+   * What a paced step hands on of `givable` (highest first), `count` at most: the shards not served
+   * yet, then — while no lease has run out — of those served, enough that `handoffBatch` shards
+   * for each Host below its share wait for an owner; never a shard taken from another Host within
+   * its grace.
+   */
+  private pacedSurplus(view: ClusterView, givable: readonly number[], count: number): number[] {
+    const now = this.now();
+    const serving = this.options.pace?.serving ?? (() => true);
+    const kept = givable.filter((shard) => now >= (this.mine.get(shard)?.keepUntil ?? 0));
+    const unserved = kept.filter((shard) => !serving(shard)).slice(0, count);
+    let handed = unserved;
+    if (handed.length < count && view.expired === 0) {
+      const below = view.hosts.filter((host, rank) => (view.heldBy.get(host) ?? 0) < hostShare(rank, view.hosts.length)).length;
+      const topUp = Math.min(count - handed.length, this.handoffBatch * Math.max(1, below) - view.free - handed.length);
+      if (topUp > 0) handed = [...handed, ...kept.filter((shard) => serving(shard)).slice(0, topUp)];
+    }
+    return handed.sort((a, b) => a - b);
   }
 
   /** Awaits the release hooks of `surplus` (renewing meanwhile), then frees the leases still held. */
@@ -329,7 +463,8 @@ export class ShardKeeper {
 
   private take(lease: ShardLease, sentAt: number, sinks: Sinks): void {
     if (this.mine.has(lease.shard)) this.lose(lease.shard, sinks);
-    this.mine.set(lease.shard, { lease, deadline: sentAt + this.leaseMs });
+    const fromAnother = lease.from === 'expired' || lease.from === 'released';
+    this.mine.set(lease.shard, { lease, deadline: sentAt + this.leaseMs, keepUntil: fromAnother ? sentAt + this.graceMs : 0 });
     sinks.acquired.push(lease.shard);
     this.notify(() => this.options.onAcquired(lease));
   }

@@ -3,7 +3,9 @@
 // epoch (one more each time a new owner takes the shard, so every term of ownership has its own
 // number) and an expiry. The database's clock (`now()`) decides expiry, never a Host's. Each call
 // is one statement: `acquire` takes free or expired shards with `FOR UPDATE SKIP LOCKED`, so Hosts
-// acquiring together never take the same shard and never wait for each other; `renew` extends
+// acquiring together never take the same shard and never wait for each other, and says of each
+// whether it was taken over (its owner let the lease run out), handed on (released) or never
+// held, so the new owner can open the shards whose reminders may be overdue first; `renew` extends
 // what a Host still owns; `release` frees shards. Rows are locked in shard order, as the fenced
 // commits of the storage lock them, so the two never deadlock.
 import { SESSION_GROUPS } from '../../../machines/events.ts';
@@ -27,7 +29,16 @@ export interface ShardLease {
   readonly epoch: number;
   /** When the lease expires, by the database's clock (a canonical UTC instant). */
   readonly expiresAt: string;
+  /**
+   * Where `acquire` took it from: `expired` — a lease its owner let run out (a Host that died or
+   * stalled; the shard's due reminders wait for this one), `released` — freed by its owner (handed
+   * on, or a Host that left), `new` — never held before. Absent on leases `renew` and `held` answer.
+   */
+  readonly from?: LeaseOrigin;
 }
+
+/** Where an acquired lease came from (see {@link ShardLease.from}). */
+export type LeaseOrigin = 'expired' | 'released' | 'new';
 
 /** Options of {@link shardLeases}. */
 export interface ShardLeasesOptions {
@@ -44,6 +55,8 @@ export interface AcquireRequest {
   readonly leaseMs: number;
   /** At most how many shards to take (0–256); fewer when fewer are free or expired. */
   readonly want: number;
+  /** Take only leases their owner let run out (`from: 'expired'`), not free shards. Default false. */
+  readonly expiredOnly?: boolean;
 }
 
 const invalid = (message: string): ScheduleError => new ScheduleError('internal_error', message);
@@ -97,6 +110,11 @@ const leaseOf = (row: Record<string, unknown>): ShardLease => ({
   expiresAt: new Date(Number(row.expires_ms)).toISOString(),
 });
 
+const acquiredOf = (row: Record<string, unknown>): ShardLease => ({
+  ...leaseOf(row),
+  from: row.was_owner !== null && row.was_owner !== undefined ? 'expired' : Number(row.was_epoch) > 0 ? 'released' : 'new',
+});
+
 const byShard = (a: { shard: number }, b: { shard: number }): number => a.shard - b.shard;
 
 /** Shard leases on one schema; see {@link shardLeases}. */
@@ -114,9 +132,10 @@ export class ShardLeases {
 
   /**
    * Takes up to `want` shards that are free (never owned, or released) or whose lease has
-   * expired, lowest first, skipping rows another transaction has locked. A shard taken from
-   * another owner (or after a release) gets the next epoch; an expired lease the same Host takes
-   * back keeps its epoch. Answers the leases taken, by shard.
+   * expired (only those with `expiredOnly`), lowest first, skipping rows another transaction has
+   * locked. A shard taken from another owner (or after a release) gets the next epoch; an expired
+   * lease the same Host takes back keeps its epoch. Answers the leases taken, by shard, each with
+   * where it came from (`from`).
    *
    * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
    *   database cannot be reached or did not answer (the shards may or may not have been taken).
@@ -125,6 +144,7 @@ export class ShardLeases {
     const hostId = checkHostId(request?.hostId);
     const leaseMs = checkLeaseMs(request.leaseMs);
     const { want } = request;
+    const expiredOnly = request.expiredOnly === true;
     if (typeof want !== 'number' || !Number.isInteger(want) || want < 0 || want > SESSION_GROUPS) {
       throw invalid(`acquire takes a want of 0-${SESSION_GROUPS} shards, not ${String(want)}.`);
     }
@@ -133,8 +153,8 @@ export class ShardLeases {
     const result = await this.run(
       'No shard could be acquired',
       `with picked as (
-         select shard from ${q}.shard_leases
-         where owner is null or expires_at <= now()
+         select shard, owner as was_owner, epoch as was_epoch from ${q}.shard_leases
+         where (owner is null and not $4::boolean) or (owner is not null and expires_at <= now())
          order by shard
          limit $3
          for update skip locked
@@ -145,10 +165,10 @@ export class ShardLeases {
            expires_at = now() + $2::bigint * interval '1 millisecond'
        from picked
        where l.shard = picked.shard
-       returning ${leaseColumns('l')}`,
-      [hostId, leaseMs, want],
+       returning ${leaseColumns('l')}, picked.was_owner, picked.was_epoch::text as was_epoch`,
+      [hostId, leaseMs, want, expiredOnly],
     );
-    return result.rows.map(leaseOf).sort(byShard);
+    return result.rows.map(acquiredOf).sort(byShard);
   }
 
   /**

@@ -163,15 +163,17 @@ export async function readDueBetween(pool: SqlPool, schema: string, from: number
 
 /**
  * Each reminder due at the fault must be in the transcript (for a recurring task, that occurrence
- * or a later one); answers the simulated flush time of each, or a problem.
+ * or a later one); answers the simulated flush time of each (and, in `delivered`, beside the
+ * occurrence it was owed for), or a problem.
  */
 export function checkDue(
   due: readonly DueAtFault[],
   facts: TranscriptFacts,
   skip: ReadonlySet<string>,
-): { problems: string[]; deliveredAt: number[] } {
+): { problems: string[]; deliveredAt: number[]; delivered: Array<{ occurrence: number; at: number }> } {
   const problems: string[] = [];
   const deliveredAt: number[] = [];
+  const delivered: Array<{ occurrence: number; at: number }> = [];
   for (const task of due) {
     if (skip.has(task.id)) continue;
     const oneShot = task.kind === 'after' || task.kind === 'at';
@@ -180,9 +182,13 @@ export function checkDue(
     );
     if (found.length === 0)
       problems.push(`${task.id} (${task.kind}) was due at ${new Date(task.occurrence).toISOString()} and never delivered`);
-    else deliveredAt.push(Math.min(...found.map((d) => d.at)));
+    else {
+      const at = Math.min(...found.map((d) => d.at));
+      deliveredAt.push(at);
+      delivered.push({ occurrence: task.occurrence, at });
+    }
   }
-  return { problems, deliveredAt };
+  return { problems, deliveredAt, delivered };
 }
 
 /** The audit's view of deliveries: which commits recorded which reminder, and the terms of each shard's owners. */

@@ -5,10 +5,14 @@
 // while reminders fall due, and one fault, chosen by the seeded plan, strikes: SIGKILL of a Host at
 // a random moment, inside a Session flush or between a flush and its commit (a replacement Host
 // then joins); SIGSTOP of a Host for longer than its lease, then SIGCONT; a fourth Host joining;
-// or a Host's database connection cut for a few seconds (its pool runs through a loopback proxy).
+// a Host's database connection cut for a few seconds (its pool runs through a loopback proxy); or
+// churn — a SIGKILL and a new Host joining within the same lease, or a SIGSTOP past the lease while
+// another Host joins — where the survivors take shards over while they hand others to the newcomer.
 // Once the calls are answered and the cluster settled, the checks (clusterChecks.ts) read the
 // schema: the calls' effects, every reminder due before the fault or within a lease after it
-// delivered within the lease and one wait after the fault, nothing overdue once settled (but for a
+// delivered within the lease and one wait after the fault (for churn: each reminder due at or
+// after the fault, for three leases, delivered within `leaseMs` + 2 s of the later of its due time
+// and the fault at the 99th percentile over the run, none later than 2 × `leaseMs` + 2 s), nothing overdue once settled (but for a
 // failed delivery waiting for its retry), no commit outside the lease it names, no reminder twice
 // in a transcript, redeliveries only where the flush→commit window was cut, and the shards
 // balanced over the live Hosts. A passing trial drops its schema; a failing one keeps it and names
@@ -37,8 +41,11 @@ import { ClusterHostProcess } from './clusterProcess.ts';
 import { nextRunOp, type RunOp, seedTasks } from './clusterWorkload.ts';
 
 /** The faults, one per trial. */
-export const FAULTS = ['kill', 'kill-in-flush', 'kill-after-flush', 'stop', 'join', 'cut'] as const;
+export const FAULTS = ['kill', 'kill-in-flush', 'kill-after-flush', 'stop', 'join', 'cut', 'kill-join', 'stop-join'] as const;
 export type FaultKind = (typeof FAULTS)[number];
+
+/** The churn faults, checked by the lateness bound of each reminder due at or after the fault. */
+export const CHURN_FAULTS: readonly FaultKind[] = ['kill-join', 'stop-join'];
 
 /**
  * A Host's lease, real ms (`CLUSTER_TRIAL_LEASE_MS` overrides): long enough that three Hosts
@@ -51,6 +58,12 @@ export const LEASE_MS = Number(process.env.CLUSTER_TRIAL_LEASE_MS ?? 8000);
  * the reminder's timer — one more lease, at least 5 s.
  */
 export const ONE_WAIT_MS = Math.max(5000, LEASE_MS);
+/** The churn trials' bound at the 99th percentile of lateness over a run (lateness: from the later of a reminder's due time and the fault to its delivery). */
+export const LATENESS_P99_BOUND_MS = LEASE_MS + 2000;
+/** The churn trials' bound on any one reminder's lateness. */
+export const LATENESS_MAX_BOUND_MS = 2 * LEASE_MS + 2000;
+/** How long after a churn fault the reminders falling due are owed by the lateness bound. */
+const CHURN_WINDOW_MS = 3 * LEASE_MS;
 /** Simulated ms per real ms: a real second is two simulated minutes. */
 const FACTOR = 120;
 const SIM_START = Date.parse('2030-03-04T08:00:00.000Z');
@@ -60,7 +73,8 @@ const TASKS = 5000;
 const RUN_MS = 9000;
 const OP_EVERY_MS = 40;
 const ROUTE_TIMEOUT_MS = 6000;
-const SETTLE_TIMEOUT_MS = 60_000;
+/** How long the Hosts may take to settle their shares, before the run and after it: a joining Host takes its share as fast as it opens shards, which on a loaded machine takes a while. */
+const SETTLE_TIMEOUT_MS = 120_000;
 /** Tasks due more than ten simulated minutes (five real seconds) ahead are kept as rows without an actor. */
 const PASSIVATION_MS = 10 * 60_000;
 
@@ -82,8 +96,15 @@ export interface TrialFigures {
   dueWithinLease: number;
   worstDelayMs: number;
   medianDelayMs: number;
+  /** Each owed reminder's lateness, real ms from the later of its due time and the fault to its delivery (not printed per trial). */
+  latenessMs: number[];
+  /** The 99th percentile and the most of `latenessMs`. */
+  latenessP99Ms: number;
+  latenessMaxMs: number;
   /** Until every shard the faulted Host held had a new owner (or the joining Host its share); null when none moved. */
   takeoverMs: number | null;
+  /** Until the joining Host held 63 shards (a quarter, less one), from the fault; null without a joiner. */
+  joinerShareMs: number | null;
   redeliveries: number;
   duplicatesDropped: number;
   shardsPerHost: number[];
@@ -112,6 +133,12 @@ async function until(ms: number, done: () => Promise<boolean>): Promise<boolean>
     await sleep(200);
   }
 }
+
+/** The `p`-th percentile (0–100, nearest rank) of `values`; 0 for none. */
+export const percentile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
+};
 
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -220,7 +247,9 @@ export async function runClusterTrial(options: {
     const due = await readDue(admin, schema, simulatedAt(anchor, realNow()));
     // And those falling due within a lease of the fault, while the faulted Host's shards may still
     // be waiting for a new owner: each is owed by the same bound, a lease and one wait after the fault.
-    const dueSoon = await readDueBetween(admin, schema, simulatedAt(anchor, realNow()), simulatedAt(anchor, realNow() + LEASE_MS));
+    const churn = CHURN_FAULTS.includes(fault);
+    const window = churn ? CHURN_WINDOW_MS : LEASE_MS;
+    const dueSoon = await readDueBetween(admin, schema, simulatedAt(anchor, realNow()), simulatedAt(anchor, realNow() + window));
     const owed = [...due, ...dueSoon];
     const victimShards = (await run(admin, `select shard from "${schema}".shard_leases where owner = $1`, [victim.hostId])).rows.map((r) =>
       Number(r.shard),
@@ -273,6 +302,28 @@ export async function runClusterTrial(options: {
         joiner = spawnHost(3);
         await joiner.ready;
         break;
+      case 'kill-join': {
+        // The new Host starts while the killed Host's leases still run, so it joins as the survivors take them over.
+        const joinAfter = Math.floor(LEASE_MS * (0.25 + 0.5 * rand()));
+        faultDetail = `killed, a Host joining ${joinAfter} ms later`;
+        mark();
+        await victim.kill();
+        await sleep(joinAfter);
+        joiner = spawnHost(3);
+        break;
+      }
+      case 'stop-join': {
+        const ms = Math.floor(LEASE_MS * (1.5 + rand()));
+        const joinAfter = Math.floor(LEASE_MS * (0.5 + 0.5 * rand()));
+        faultDetail = `stopped ${ms} ms, a Host joining ${joinAfter} ms in`;
+        mark();
+        victim.signal('SIGSTOP');
+        await sleep(joinAfter);
+        joiner = spawnHost(3);
+        await sleep(ms - joinAfter);
+        victim.signal('SIGCONT');
+        break;
+      }
       case 'cut': {
         const ms = Math.floor(LEASE_MS * (0.5 + rand()));
         faultDetail = `cut ${ms} ms`;
@@ -306,7 +357,15 @@ export async function runClusterTrial(options: {
     problems.push(...delivered.problems);
     const delays = delivered.deliveredAt.map((at) => Math.max(0, anchor.realStart + (at - SIM_START) / FACTOR - faultReal));
     const worst = Math.max(0, ...delays);
-    if (worst > LEASE_MS + ONE_WAIT_MS)
+    const realOf = (sim: number): number => anchor.realStart + (sim - SIM_START) / FACTOR;
+    const lateness = delivered.delivered.map(({ occurrence, at }) => Math.max(0, realOf(at) - Math.max(realOf(occurrence), faultReal)));
+    const latenessMax = Math.max(0, ...lateness);
+    if (churn) {
+      if (latenessMax > LATENESS_MAX_BOUND_MS)
+        problems.push(
+          `a reminder due at or after the fault was delivered ${Math.round(latenessMax)} ms late, against ${LATENESS_MAX_BOUND_MS} ms`,
+        );
+    } else if (worst > LEASE_MS + ONE_WAIT_MS)
       problems.push(`a reminder due at the fault or within a lease of it was delivered ${Math.round(worst)} ms after the fault`);
     // A task overdue once settled is stuck, unless its owner is waiting for the retry of a failed
     // delivery (the backoff is the retry policy's, in simulated time): each is asked for at a live Host.
@@ -347,14 +406,17 @@ export async function runClusterTrial(options: {
 
     // Takeover: until every shard of the faulted Host had a new owner, or the joining Host its share.
     let takeoverMs: number | null = null;
+    let joinerShareMs: number | null = null;
     if (joiner !== undefined) {
       const reached = await run(
         admin,
         `select at from "${schema}".audit_leases where owner = $1 and at >= $2 order by at offset $3 limit 1`,
         [joiner.hostId, new Date(faultWall), Math.floor(256 / 4) - 1],
       );
-      if (reached.rows[0] !== undefined) takeoverMs = new Date(reached.rows[0].at as Date).getTime() - faultWall;
-    } else if (victimShards.length > 0) {
+      if (reached.rows[0] !== undefined) joinerShareMs = new Date(reached.rows[0].at as Date).getTime() - faultWall;
+      if (!churn) takeoverMs = joinerShareMs;
+    }
+    if ((joiner === undefined || churn) && victimShards.length > 0) {
       const moved = await run(
         admin,
         `select max(first_at) as last, count(*)::int as n from (
@@ -365,7 +427,7 @@ export async function runClusterTrial(options: {
       const last = moved.rows[0]?.last;
       if (last !== null && last !== undefined) takeoverMs = new Date(last as Date).getTime() - faultWall;
       if (
-        (fault === 'kill' || fault === 'kill-in-flush' || fault === 'kill-after-flush') &&
+        (fault === 'kill' || fault === 'kill-in-flush' || fault === 'kill-after-flush' || fault === 'kill-join') &&
         Number(moved.rows[0]?.n) !== victimShards.length
       )
         problems.push(`only ${moved.rows[0]?.n} of the ${victimShards.length} shards of the killed Host were taken over`);
@@ -386,7 +448,11 @@ export async function runClusterTrial(options: {
       dueWithinLease: dueSoon.filter((task) => !touched.has(task.id)).length,
       worstDelayMs: Math.round(worst),
       medianDelayMs: Math.round(median(delays)),
+      latenessMs: lateness.map(Math.round),
+      latenessP99Ms: Math.round(percentile(lateness, 99)),
+      latenessMaxMs: Math.round(latenessMax),
       takeoverMs,
+      joinerShareMs,
       redeliveries: again.redeliveries,
       duplicatesDropped: again.dropped,
       shardsPerHost: Object.values(balance.perHost),

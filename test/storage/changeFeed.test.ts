@@ -1,0 +1,59 @@
+// The change feed on PGlite: the changes one Host publishes in one turn of the event loop reach
+// every listening Host, each as its own change and in order, through one statement; a change
+// naming more ids than one notification holds arrives split; a failed send is reported, never thrown.
+import { changeFeed, type FeedChange } from '../../src/adapters/postgres/changeFeed.ts';
+import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { countingPool } from '../support/countingPool.ts';
+import { waitUntil } from '../support/waitUntil.ts';
+import { pgliteListener, randomSchema, usePglite } from './postgresHarness.ts';
+
+const db = usePglite();
+
+test('changes published in one turn go out in one statement and reach every Host in order', async () => {
+  const schema = randomSchema();
+  const counted = countingPool(db.pool);
+  const listen = pgliteListener(() => db.db);
+  const sender = changeFeed({ pool: counted.pool, schema, listen });
+  const other = changeFeed({ pool: db.pool, schema, listen });
+  await sender.start();
+  await other.start();
+  const heard: FeedChange[] = [];
+  other.subscribe((change) => heard.push(change));
+  try {
+    counted.reset();
+    const many = Array.from({ length: 1_000 }, (_, i) => `sch_${String(i).padStart(8, '0')}`);
+    await Promise.all([
+      sender.publish({ type: 'schedule/changed', sessionId: 's1', ids: ['sch_1'] }),
+      sender.publish({ type: 'schedule/changed', sessionId: 's2', ids: ['sch_2', 'sch_3'] }),
+      sender.publish({ type: 'schedule/changed', sessionId: 's3', ids: many }),
+    ]);
+    expect(counted.count()).toBe(1);
+    await waitUntil(() => heard.flatMap((change) => change.ids).length === 1_003, 'every id heard at the other Host');
+    expect(heard.slice(0, 2)).toEqual([
+      { type: 'schedule/changed', sessionId: 's1', ids: ['sch_1'] },
+      { type: 'schedule/changed', sessionId: 's2', ids: ['sch_2', 'sch_3'] },
+    ]);
+    const split = heard.slice(2);
+    expect(split.length).toBeGreaterThan(1);
+    expect(split.every((change) => change.sessionId === 's3')).toBe(true);
+    expect(split.flatMap((change) => change.ids)).toEqual(many);
+  } finally {
+    await sender.stop();
+    await other.stop();
+  }
+});
+
+test('a send that fails is reported to onError and the publish still settles', async () => {
+  const failing: SqlPool = {
+    connect: () => Promise.reject(new Error('connection refused')),
+    end: () => Promise.resolve(),
+  };
+  const errors: unknown[] = [];
+  const feed = changeFeed({ pool: failing, schema: randomSchema(), listen: pgliteListener(() => db.db), onError: (e) => errors.push(e) });
+  await feed.publish({ type: 'schedule/changed', sessionId: 's1', ids: ['sch_1'] });
+  await feed.publish({ type: 'schedule/changed', sessionId: 's1', ids: ['sch_2'] });
+  expect(errors.map((e) => String((e as Error).message))).toEqual([
+    'A schedule change could not be published (connection refused).',
+    'A schedule change could not be published (connection refused).',
+  ]);
+});
