@@ -205,6 +205,11 @@ export interface DomainChange {
 /** What the slot runner returns for one slot. */
 export interface CommandOutcome {
   readonly reply: ScheduleReplyBody;
+  /**
+   * One reply per command of a slot that answers several calls (a run of creates), in mailbox
+   * order; `reply` is then unused.
+   */
+  readonly replies?: readonly ScheduleReplyBody[];
   readonly effects: readonly ActorEffect[];
   readonly changes: readonly DomainChange[];
   /** Failures the effects hand to task actors, for the timer once the actors have taken them. */

@@ -1,6 +1,7 @@
 // The root of the actor system: `opening` (decode the stored domain and spawn the actors) →
 // `running` (one mailbox: every call and every delivery commit takes its place in arrival order
-// and runs alone, its persistence awaited inside its slot) → `closing` (once accepted work is
+// and runs in its slot, its persistence awaited inside it; a run of delivery commits, or of
+// creates for different Sessions, shares one slot and one write) → `closing` (once accepted work is
 // drained) → `closed` (final). Session actors — one per Session with active tasks — live in Session
 // groups (`sessionGroupMachine.ts`); the supervisor routes the timer's due tasks and each slot's
 // committed effects to them through their groups. A Host speaks to it with `schedule.call` and
@@ -184,17 +185,40 @@ export interface SlotRunEvent {
 
 const isDeliveryCommit = (command: MailboxCommand): boolean => command.operation.kind === 'delivery.commit';
 
+/** The Session of a `schedule_create` tool call; undefined for any other command. */
+const createSession = (command: MailboxCommand): string | undefined =>
+  command.operation.kind === 'tool' && command.operation.name === 'schedule_create' ? command.operation.sessionId : undefined;
+
+/** The most creates one slot takes: their rows are written as one batch. */
+export const CREATE_RUN_LIMIT = 64;
+
 /**
- * The commands one slot takes from the head of the mailbox: the head alone, or — when the head
- * is a delivery commit — the whole run of delivery commits behind it, written as one batch. Other
- * calls never share a slot, so every call still sees exactly the changes queued before it.
+ * The commands one slot takes from the head of the mailbox: the head alone; or — when the head is
+ * a delivery commit — the whole run of delivery commits behind it; or — when the head is a create —
+ * the run of creates behind it for pairwise different Sessions, at most `CREATE_RUN_LIMIT` (a
+ * second create for a Session already in the run ends it, so a Session's calls still see each
+ * other). A run is written as one batch. Other calls never share a slot, so every call still sees
+ * exactly the changes queued before it.
  */
 export function slotCommands(queue: Mailbox<MailboxCommand>): readonly MailboxCommand[] {
   const head = mailboxHead(queue, 1);
-  if (head.length === 0 || !isDeliveryCommit(head[0]!)) return head;
+  const first = head[0];
+  if (first === undefined) return head;
+  if (isDeliveryCommit(first)) {
+    const commands: MailboxCommand[] = [];
+    for (const command of mailboxItems(queue)) {
+      if (!isDeliveryCommit(command)) break;
+      commands.push(command);
+    }
+    return commands;
+  }
+  if (createSession(first) === undefined) return head;
   const commands: MailboxCommand[] = [];
+  const sessions = new Set<string>();
   for (const command of mailboxItems(queue)) {
-    if (!isDeliveryCommit(command)) break;
+    const sessionId = createSession(command);
+    if (sessionId === undefined || sessions.has(sessionId) || commands.length === CREATE_RUN_LIMIT) break;
+    sessions.add(sessionId);
     commands.push(command);
   }
   return commands;
@@ -397,14 +421,22 @@ export const supervisorMachine = setup({
       if (event.type !== 'slot.done') return;
       const outcome = event.outcome;
       const commands = mailboxHead(context.queue, event.count);
-      const command = commands.length === 1 ? commands[0] : undefined;
       const parent: AnyActorRef | undefined = self._parent;
-      // A call with a continuation is answered when its last step is done.
-      if (command !== undefined && command.requestId !== null && outcome.continuation === undefined) {
-        const reply = replyEvent(command.requestId, operationOp(command.operation), outcome.reply);
+      const answer = (command: MailboxCommand, body: ScheduleReplyBody): void => {
+        if (command.requestId === null) return;
+        const reply = replyEvent(command.requestId, operationOp(command.operation), body);
         const target = command.replyTo ?? parent;
         if (target === undefined) enqueue.emit(reply);
         else enqueue.sendTo(target, reply);
+      };
+      if (outcome.replies !== undefined) {
+        commands.forEach((command, i) => {
+          const body = outcome.replies?.[i];
+          if (body !== undefined) answer(command, body);
+        });
+      } else if (commands.length === 1 && outcome.continuation === undefined) {
+        // A call with a continuation is answered when its last step is done.
+        answer(commands[0]!, outcome.reply);
       }
       for (const change of outcome.changes) {
         const ids = [...change.ids];

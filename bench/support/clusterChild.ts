@@ -1,6 +1,6 @@
 // One Host process of the cluster benchmark, compiled as every benchmark is (bench/support/
 // clusterProcess.ts starts it from beside itself). It runs a schedule service — one Host of a cluster
-// (`createClusterService` on a PostgreSQL schema), or for comparison one unclustered service on
+// (`createScheduleService` over a storage the Hosts share on a PostgreSQL schema), or for comparison one unclustered service on
 // `postgresStorage` or on `jsonFileStorage` in a temp folder — or, for the side-by-side with a job
 // queue, pg-boss, whose `send` of a job with a start time stands in for schedule_create. It runs on
 // a clock the parent can move (clusterClock.ts), with Sessions that only record what reaches them.
@@ -15,9 +15,8 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
+import { postgresStorage } from '../../src/adapters/postgres/index.ts';
 import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
-import { createClusterService } from '../../src/cluster/clusterService.ts';
 import type { Logger, ScheduleAgent, SessionController } from '../../src/ports.ts';
 import { createScheduleService } from '../../src/service.ts';
 import { realNow } from '../../test/reliability/acceleratedClock.ts';
@@ -125,23 +124,23 @@ interface Caller {
 async function open(): Promise<Caller> {
   const config = { maxWaitMs: 3_600_000 };
   if (options.mode === 'cluster') {
-    const host = await createClusterService({
-      pool: sqlPool,
-      schema: options.schema,
-      hostId: options.hostId,
-      leaseMs: options.leaseMs,
+    // The same service as one Host's, over a storage the Hosts share.
+    const host = await createScheduleService({
+      storage: postgresStorage({ pool: sqlPool, schema: options.schema, cluster: { hostId: options.hostId, leaseMs: options.leaseMs } }),
       sessions,
       clock,
       config,
       logger,
     });
+    const cluster = host.cluster;
+    if (cluster === undefined) throw new Error('a shared storage makes a cluster member');
     // The shards held, read at most every 50 ms: `held()` builds a fresh map, which for every call
     // would put the benchmark's own bookkeeping into the CPU it measures.
     let heldAt = -Infinity;
     let held: ReadonlyMap<number, number> = new Map();
     const heldNow = (): ReadonlyMap<number, number> => {
       if (realNow() - heldAt > 50) {
-        held = host.held();
+        held = cluster.held();
         heldAt = realNow();
       }
       return held;
@@ -150,7 +149,7 @@ async function open(): Promise<Caller> {
       callTool: (sessionId, name, args) => host.callTool(sessionId, name, args),
       close: () => host.close(),
       routed: (sessionId) => !heldNow().has(shardOf(sessionId)),
-      held: () => host.held().size,
+      held: () => cluster.held().size,
       whenIdle: () => host.whenIdle(),
     };
   }

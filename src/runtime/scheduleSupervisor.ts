@@ -255,7 +255,9 @@ const slotRunner = fromCallback<SlotRunEvent, RuntimeInput>(({ input, sendBack, 
     const count = event.commands.length;
     void runSlot(runtime.slotDeps, event.commands).then((outcome) => {
       const effects = runtime.liveEffects(outcome.effects);
-      sendBack({ type: 'slot.done', outcome: { ...outcome, effects, reply: replyBody(outcome.reply) }, count });
+      const { replies, ...rest } = outcome;
+      const bodies = replies === undefined ? {} : { replies: replies.map(replyBody) };
+      sendBack({ type: 'slot.done', outcome: { ...rest, effects, reply: replyBody(outcome.reply), ...bodies }, count });
     });
   });
 });

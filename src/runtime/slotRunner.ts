@@ -3,7 +3,8 @@
 // updates the in-memory table and the timer. A refused request answers with its ScheduleError's
 // code; an unexpected error answers `internal_error` (and is logged with its cause); a failed write
 // answers `persistence_uncertain` and changes nothing in memory. A slot holding a run of delivery
-// commits plans each and writes them as one batch. When a delivery commit's write fails, the
+// commits plans each and writes them as one batch; so does a run of creates for different Sessions,
+// each then answered on its own. When a delivery commit's write fails, the
 // receipts the Session acknowledged are handed to the scheduler as pending: their write is retried,
 // not their delivery; any successful write retries them at once. A failure write (the failure
 // statuses task actors took, stored with their rows) leaves the timer's queue as the actors set it.
@@ -13,6 +14,7 @@ import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import { checkCallId, isIdempotentOperation } from '../domain/rememberedCalls.ts';
 import type { DeliveryFailure, TaskRow } from '../domain/types.ts';
 import { planBulkBatch } from '../planning/bulkPlans.ts';
+import { type CreateRun, mergeCreatePlans } from '../planning/createRun.ts';
 import { planDeliveryCommit, taskFailures } from '../planning/deliveryCommit.ts';
 import { planFailureWrite } from '../planning/failureWrite.ts';
 import { planIdempotent } from '../planning/idempotentPlans.ts';
@@ -36,6 +38,8 @@ import { currentTzdata } from './tzdataVersion.ts';
  */
 export interface SlotOutcome {
   readonly reply: SlotReply;
+  /** One answer per command of a slot that answers several calls (a run of creates); `reply` is then unused. */
+  readonly replies?: readonly SlotReply[];
   readonly effects: readonly ActorEffect[];
   readonly changes: readonly DomainChange[];
   readonly failures: readonly FailureCause[];
@@ -221,8 +225,17 @@ function track(deps: SlotRunnerDeps, batch: CommitBatch): void {
   }
 }
 
-/** Writes a plan's batch (if any) and settles the slot. */
-async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<SlotOutcome> {
+/**
+ * Writes a plan's batch (if any) and settles the slot. `noteInDoubt` keeps the idempotent calls of
+ * a write that came back uncertain (by default with this plan, which a retry sends again).
+ */
+async function execute(
+  deps: SlotRunnerDeps,
+  op: Operation,
+  slot: SlotPlan,
+  signal: AbortSignal | undefined,
+  noteInDoubt: (written: CommitBatch) => void = (written) => deps.inDoubt.note(slot, written, deps.table),
+): Promise<SlotOutcome> {
   for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
   const batch = slot.batch;
   const continuation = slot.continuation === undefined ? {} : { continuation: slot.continuation };
@@ -244,7 +257,7 @@ async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, sign
   } catch (error) {
     deps.metrics.storageCommitted((performance.now() - startedAt) / 1000, false);
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
-    if (error instanceof ScheduleError && error.code === 'persistence_uncertain') deps.inDoubt.note(slot, written, deps.table);
+    if (error instanceof ScheduleError && error.code === 'persistence_uncertain') noteInDoubt(written);
     const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
     deps.scheduler.commitsSettled(slot.dropped ?? []);
     deps.scheduler.commitFailed(failure.commits ?? []);
@@ -307,18 +320,90 @@ async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promis
   return execute(deps, op, slot, signal);
 }
 
-/** Runs the commands of one slot (one call, or a run of delivery commits); never rejects. */
+/** A create of a run whose plan writes: its place in the slot, its plan and its caller's signal. */
+interface PlannedCreate {
+  readonly index: number;
+  readonly plan: SlotPlan;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * Runs a run of creates for different Sessions: each is planned in turn as it would be alone (its
+ * own task number, its own refusal, its own remembered call), the plans that write are written as
+ * one batch, and each call is answered on its own. A call aborted before the write is answered
+ * with its abort and left out of the batch; a failed write answers every create of the batch as
+ * its plan says (`persistence_uncertain`) and changes nothing in memory.
+ */
+async function runCreates(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<SlotOutcome> {
+  const replies: SlotReply[] = [];
+  const planned: PlannedCreate[] = [];
+  for (const [index, { operation: op }] of commands.entries()) {
+    const signal = op.kind === 'tool' ? op.signal : undefined;
+    if (signal?.aborted) {
+      replies[index] = rejected(abortReason(signal));
+      continue;
+    }
+    try {
+      await ensureTaskNumber(deps, op);
+      const slot = plan(deps, op, deps.clock.now());
+      for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
+      if (slot.batch === undefined) replies[index] = slot.reply;
+      else planned.push({ index, plan: slot, signal });
+    } catch (error) {
+      replies[index] = failureReply(deps, op, error);
+    }
+  }
+  // Cancellation is checked again just before the write, as for a call alone.
+  const writing = planned.filter(({ index, signal }) => {
+    if (signal?.aborted !== true) return true;
+    replies[index] = rejected(abortReason(signal));
+    return false;
+  });
+  const first = commands[writing[0]?.index ?? 0];
+  if (first === undefined || writing.length === 0) {
+    deps.scheduler.rearm();
+    return { reply: resolved(null), replies, effects: [], changes: [], failures: [] };
+  }
+  const run = mergeCreatePlans(writing.map((w) => w.plan));
+  let failed: ReturnType<CreateRun['failed']> | undefined;
+  const merged: SlotPlan = {
+    reply: resolved(null),
+    batch: run.batch,
+    effects: run.effects,
+    changes: run.changes,
+    onWriteFailure: (error) => {
+      failed = run.failed(error);
+      return { reply: resolved(null), effects: failed.effects };
+    },
+  };
+  // Each in-doubt call is kept with its own plan: a retry sends that create's rows again, not the run's.
+  const noteInDoubt = (): void => {
+    for (const { plan: p } of writing) if (p.batch !== undefined) deps.inDoubt.note(p, p.batch, deps.table);
+  };
+  const outcome = await execute(deps, first.operation, merged, undefined, noteInDoubt);
+  const answers = failed?.replies ?? run.replies;
+  writing.forEach(({ index }, i) => {
+    replies[index] = answers[i] ?? resolved(null);
+  });
+  return { ...outcome, replies };
+}
+
+const isCreate = (op: Operation): boolean => op.kind === 'tool' && op.name === 'schedule_create';
+
+/** Runs the commands of one slot (one call, a run of delivery commits or a run of creates); never rejects. */
 export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<SlotOutcome> {
   const first = commands[0];
   try {
     if (first === undefined) return { reply: resolved(null), effects: [], changes: [], failures: [] };
     if (commands.length === 1) return await runCommand(deps, first);
+    if (isCreate(first.operation)) return await runCreates(deps, commands);
     const now = deps.clock.now();
     const plans = commands.map((c) => plan(deps, c.operation, now));
     return await execute(deps, first.operation, mergeDeliveryPlans(plans), undefined);
   } catch (error) {
     // Unreachable unless planning has a bug; the Sessions must still leave their attempt.
     deps.logger.error('A schedule operation failed unexpectedly.', { cause: error });
-    return { reply: resolved({ code: 'internal_error', message: INTERNAL_ERROR_MESSAGE }), changes: [], ...failedSettles(deps, commands) };
+    const reply = resolved({ code: 'internal_error', message: INTERNAL_ERROR_MESSAGE });
+    return { reply, replies: commands.map(() => reply), changes: [], ...failedSettles(deps, commands) };
   }
 }

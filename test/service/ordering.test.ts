@@ -29,7 +29,8 @@ describe('mailbox ordering', () => {
       expect(row.sessionId).toBe(`s${n % 5}`);
     }
     expect(doc.nextTaskNumber).toBe(41);
-    expect(storage.commitCount).toBe(40);
+    // The first create runs alone; each later run of creates for five different Sessions shares a commit.
+    expect(storage.commitCount).toBe(1 + Math.ceil(39 / 5));
   });
 
   it('a read queued after an un-awaited create sees it; a sessionStop queued after it deletes it', async () => {
