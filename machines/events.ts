@@ -7,6 +7,7 @@
 import type { AnyActorRef } from 'xstate';
 import type { BulkProgress } from '../src/domain/bulk.ts';
 import type { AttemptFailure, RetryPolicy } from '../src/domain/retry.ts';
+import { SHARDS, sessionShard } from '../src/domain/sessionShard.ts';
 import type { FailureStage, TaskRow } from '../src/domain/types.ts';
 import type { RemoteMethod, ScheduleCall } from './replies.ts';
 import type { ScheduleReplyBody, ScheduleReplyEvent } from './scheduleReply.ts';
@@ -246,24 +247,12 @@ export type SupervisorEmitted =
 export const sessionActorId = (sessionId: string): string => `session:${sessionId}`;
 
 /** How many Session groups the supervisor spreads Session actors over. */
-export const SESSION_GROUPS = 256;
+export const SESSION_GROUPS = SHARDS;
 
 /** The prefix of a Session group actor's id under the supervisor. */
 export const SESSION_GROUP_PREFIX = 'sessions:';
 
-/**
- * The Session group of a Session (0–255), which is also its shard in a cluster: the 32-bit
- * FNV-1a hash of the id's UTF-16 code units, modulo 256 — no table, the same across restarts and
- * Hosts, so a load balancer can compute it (docs/cluster.md).
- */
-export function sessionShard(sessionId: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < sessionId.length; i++) {
-    hash ^= sessionId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % SESSION_GROUPS;
-}
+export { sessionShard };
 
 /** The id of the Session group actor that holds a Session's actor: `sessions:<n>`, n its {@link sessionShard}. */
 export function sessionGroupId(sessionId: string): string {

@@ -1,8 +1,5 @@
 // The public API of agent-schedule (docs/api.md). Every export is listed by name.
 
-// The service
-/** The shard (0–255) of a Session in a cluster: FNV-1a of its id modulo 256 (docs/cluster.md). */
-export { sessionShard as shardOf } from '../machines/events.ts';
 // The calls an XState Host sends the supervisor and their replies, typed by operation (plain data;
 // the actors themselves are in `agent-schedule/machines`)
 export type {
@@ -41,6 +38,9 @@ export { type PreviewOccurrence, previewOccurrences } from './domain/preview.ts'
 export { ruleFromRecord } from './domain/records.ts';
 export { firstTarget, latestOccurrence, nextTargetAfter } from './domain/recurrence.ts';
 export { parseTimingSelector } from './domain/selectors.ts';
+// The service
+/** The shard (0–255) of a Session in a cluster: FNV-1a of its id modulo 256 (docs/cluster.md). */
+export { sessionShard as shardOf } from './domain/sessionShard.ts';
 export { canonicalTimeZone } from './domain/timeZone.ts';
 export type {
   AfterRecord,

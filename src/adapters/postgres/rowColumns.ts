@@ -4,9 +4,10 @@
 // `jsonb`: `json` keeps the text exactly, and accepts every string the codec accepts, where
 // `jsonb` refuses `\u0000` and unpaired surrogates (which a prompt may hold). The Session id is
 // also a `text` column, which holds neither; such a Session id is refused before anything is sent.
-import { sessionShard } from '../../../machines/events.ts';
+
 import { encodeRow } from '../../domain/codec/index.ts';
 import { ScheduleError } from '../../domain/errors.ts';
+import { sessionShard } from '../../domain/sessionShard.ts';
 import type { TaskRow } from '../../domain/types.ts';
 
 /** The values of one `tasks` row. */
