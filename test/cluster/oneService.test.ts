@@ -52,6 +52,13 @@ function sharedStorage(schema: string) {
     });
 }
 
+/** A fresh shared schema (dropped after the test), with one manual clock and one set of fake Sessions for its Hosts. */
+function sharedSchema() {
+  const schema = randomSchema();
+  db.schemas.push(schema);
+  return { schema, clock: createManualClock(T0), sessions: createFakeSessions(), storage: sharedStorage(schema) };
+}
+
 interface Deployment {
   readonly hosts: readonly ScheduleService[];
   readonly clock: ManualClock;
@@ -112,11 +119,7 @@ test('one Host on a memory storage runs the scenario', async () => {
 });
 
 test('three Hosts on one shared PostgreSQL schema run the same scenario through the same API', async () => {
-  const schema = randomSchema();
-  db.schemas.push(schema);
-  const clock = createManualClock(T0);
-  const sessions = createFakeSessions();
-  const storage = sharedStorage(schema);
+  const { schema, clock, sessions, storage } = sharedSchema();
   const hosts: ScheduleService[] = [];
   try {
     for (const hostId of ['host-a', 'host-b', 'host-c']) {
@@ -188,11 +191,7 @@ const hostMachine = setup({
 });
 
 test('three Host machines each invoke scheduleSupervisor over one shared schema and speak its protocol', async () => {
-  const schema = randomSchema();
-  db.schemas.push(schema);
-  const clock = createManualClock(T0);
-  const sessions = createFakeSessions();
-  const storage = sharedStorage(schema);
+  const { schema, clock, sessions, storage } = sharedSchema();
   const machines = ['host-a', 'host-b', 'host-c'].map((hostId) =>
     createActor(hostMachine, { input: { storage: storage(hostId), sessions, clock } }).start(),
   );
