@@ -28,11 +28,16 @@ export const clusterMember = fromCallback<MemberCommand, SupervisorInput>(({ inp
     void settled.finally(() => running.delete(settled));
   };
 
-  const leave = async (): Promise<void> => {
-    // Calls settle before the shards are handed back, so each is answered by this term's work.
-    while (running.size > 0) await Promise.all(running);
-    unsubscribe();
-    await joined?.close();
+  /** Leaves once the calls in progress settled (each answered by this term's work), then reports it. */
+  const leave = (member: JoinedCluster): void => {
+    void (async () => {
+      while (running.size > 0) await Promise.all(running);
+      unsubscribe();
+      await member.close();
+    })().then(
+      () => report({ type: 'member.left' }),
+      (error: unknown) => report({ type: 'member.failed', error }),
+    );
   };
 
   const join = async (): Promise<JoinedCluster> => {
@@ -57,11 +62,7 @@ export const clusterMember = fromCallback<MemberCommand, SupervisorInput>(({ inp
       const held = waiting ?? [];
       waiting = null;
       for (const call of held) run(member, call);
-      if (leaving)
-        void leave().then(
-          () => report({ type: 'member.left' }),
-          (error: unknown) => report({ type: 'member.failed', error }),
-        );
+      if (leaving) leave(member);
     },
     (error: unknown) => report({ type: 'member.failed', error }),
   );
@@ -74,10 +75,6 @@ export const clusterMember = fromCallback<MemberCommand, SupervisorInput>(({ inp
     }
     if (leaving) return;
     leaving = true;
-    if (joined !== null)
-      void leave().then(
-        () => report({ type: 'member.left' }),
-        (error: unknown) => report({ type: 'member.failed', error }),
-      );
+    if (joined !== null) leave(joined);
   });
 });

@@ -108,6 +108,18 @@ export function describeCallRouter(name: string, backend: () => RouterBackend): 
     );
     return new Map(result.rows.map((r) => [Number(r.shard), Number(r.epoch)]));
   };
+  /** Host `d` takes `shard` over and runs the calls it claims, noting each in `ranOn` as `d:<request>`. */
+  const nextOwner = async (schema: string, shard: number, ranOn: string[]) => {
+    const epochs = await own(schema, 'd', [shard]);
+    return routerOf(schema, {
+      hostId: 'd',
+      owns: (s) => epochs.get(s),
+      execute: async (routed) => {
+        ranOn.push(`d:${String(routed.request)}`);
+        return 'd answered';
+      },
+    });
+  };
   const rowsOf = async (schema: string) =>
     (await run(backend().admin, `select id::int as id, status, claimed_by from "${schema}".routed_calls order by id`)).rows;
   const routerOf = (schema: string, options: Partial<CallRouterOptions> & Pick<CallRouterOptions, 'hostId'>) => {
@@ -325,15 +337,7 @@ export function describeCallRouter(name: string, backend: () => RouterBackend): 
       await until(async () => (await rowsOf(schema)).filter((r) => r.status === 'claimed').length === 2);
       const stopping = a.stop();
       await until(async () => (await rowsOf(schema)).some((r) => r.status === 'pending'));
-      const epochsD = await own(schema, 'd', [5]);
-      const d = routerOf(schema, {
-        hostId: 'd',
-        owns: (shard) => epochsD.get(shard),
-        execute: async (call) => {
-          ranOn.push(`d:${String(call.request)}`);
-          return 'd answered';
-        },
-      });
+      const d = await nextOwner(schema, 5, ranOn);
       await d.claimPending();
       const lost = await first;
       expect(lost.code).toBe('persistence_uncertain');
@@ -446,15 +450,7 @@ export function describeCallRouter(name: string, backend: () => RouterBackend): 
       await until(async () => (await rowsOf(schema)).some((r) => r.status === 'pending'));
       running.open();
       expect(await first).toBe('a answered');
-      const epochsD = await own(schema, 'd', [13]);
-      const d = routerOf(schema, {
-        hostId: 'd',
-        owns: (shard) => epochsD.get(shard),
-        execute: async (routed) => {
-          ranOn.push(`d:${String(routed.request)}`);
-          return 'd answered';
-        },
-      });
+      const d = await nextOwner(schema, 13, ranOn);
       await d.start();
       expect(await second).toBe('d answered');
       expect(ranOn).toEqual(['a:first', 'd:second']);
