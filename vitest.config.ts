@@ -9,8 +9,8 @@ export default defineConfig({
     alias: [
       { find: /^agent-schedule$/, replacement: source('./src/index.ts') },
       { find: /^agent-schedule\/testing$/, replacement: source('./src/testing.ts') },
-      { find: /^agent-schedule\/machines$/, replacement: source('./machines/index.ts') },
-      { find: /^agent-schedule\/postgres$/, replacement: source('./src/adapters/postgres/index.ts') },
+      { find: /^agent-schedule\/machines$/, replacement: source('./src/entries/machines.ts') },
+      { find: /^agent-schedule\/postgres$/, replacement: source('./src/entries/postgres.ts') },
       { find: /^agent-schedule\/mcp$/, replacement: source('./src/mcp/index.ts') },
       { find: /^agent-schedule\/console$/, replacement: source('./src/console/index.ts') },
     ],

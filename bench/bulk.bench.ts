@@ -5,7 +5,7 @@
 // the time from the call to its answer.
 import { memoryStorage } from '../src/adapters/memoryStorage.ts';
 import { encodeDocument } from '../src/domain/codec/index.ts';
-import { countRows } from '../src/domain/stateCounts.ts';
+import { countRows } from '../src/domain/reads/stateCounts.ts';
 import { createScheduleService } from '../src/service.ts';
 import { createFakeSessions, createManualClock } from '../src/testing.ts';
 import { activeRows, fmt } from './support/domains.ts';

@@ -5,8 +5,8 @@
 // 100 ms.
 import { memoryStorage } from '../src/adapters/memoryStorage.ts';
 import { encodeDocument } from '../src/domain/codec/index.ts';
-import type { TaskRow } from '../src/domain/types.ts';
-import type { CatalogRequest } from '../src/remote/types.ts';
+import type { CatalogRequest } from '../src/domain/reads/catalogPage.ts';
+import type { TaskRow } from '../src/domain/tasks/types.ts';
 import { createScheduleService } from '../src/service.ts';
 import { createFakeSessions, createManualClock } from '../src/testing.ts';
 import { activeRows, fmt } from './support/domains.ts';

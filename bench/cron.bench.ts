@@ -6,8 +6,8 @@
 import { cpus } from 'node:os';
 import { CronExpressionParser } from 'cron-parser';
 import { Cron } from 'croner';
-import { type CronSpec, nextCronAfter, parseCron } from '../src/domain/cron/index.ts';
-import { type ZoneRules, zoneRules } from '../src/domain/zoneRules.ts';
+import { type CronSpec, nextCronAfter, parseCron } from '../src/domain/time/cron/index.ts';
+import { type ZoneRules, zoneRules } from '../src/domain/time/zoneRules.ts';
 
 const EXPRESSIONS = [
   '* * * * *',

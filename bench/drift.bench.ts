@@ -3,10 +3,11 @@
 // zones, with and without DST, one in a hundred targets drifted by an hour. Each task costs one
 // backward jump of the recurrence engine (and a forward one when drifted), so the report is one
 // pass with no minute walking. Zone caches are warm after the first round.
-import { driftOf, driftReport } from '../src/domain/drift.ts';
-import { ruleFromRecord } from '../src/domain/records.ts';
-import { wallClockFirings } from '../src/domain/recurrence.ts';
-import type { ScheduleRecord, TaskRow, WallClockRule } from '../src/domain/types.ts';
+
+import { ruleFromRecord } from '../src/domain/tasks/records.ts';
+import type { ScheduleRecord, TaskRow, WallClockRule } from '../src/domain/tasks/types.ts';
+import { driftOf, driftReport } from '../src/domain/time/drift.ts';
+import { wallClockFirings } from '../src/domain/time/recurrence.ts';
 import { fmt } from './support/domains.ts';
 import { quantile } from './support/stats.ts';
 

@@ -1,10 +1,10 @@
 // The check a storage runs on each delivery commit's row before writing it, by the length of the
-// row's saved history: the whole row encoded and strictly decoded (how every put was checked
-// before, and how a put is checked still when the storage holds no earlier version of it) against
-// the check of a delivery on top of the stored row (its new receipts, target and status).
+// row's saved history: the whole row encoded and strictly decoded (how a put is checked when the
+// storage holds no earlier version of it) against the check of a delivery on top of the stored
+// row (its new receipts, target and status).
 import { DomainState, prepareBatch } from '../src/adapters/domainState.ts';
-import { applyDelivery } from '../src/domain/deliveryRow.ts';
-import type { TaskRow } from '../src/domain/types.ts';
+import { applyDelivery } from '../src/domain/tasks/deliveryRow.ts';
+import type { TaskRow } from '../src/domain/tasks/types.ts';
 import { fmt } from './support/domains.ts';
 
 const SIZES = [1, 10, 50, 200];

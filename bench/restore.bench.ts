@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { jsonFileStorage } from '../src/adapters/jsonFileStorage.ts';
 import { MemoryStorage } from '../src/adapters/memoryStorage.ts';
-import type { TaskRow } from '../src/domain/types.ts';
+import type { TaskRow } from '../src/domain/tasks/types.ts';
 import type { ScheduleStorage } from '../src/ports.ts';
 import { createScheduleService } from '../src/service.ts';
 import { createFakeSessions, createManualClock } from '../src/testing.ts';

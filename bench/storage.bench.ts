@@ -1,6 +1,6 @@
 // Storage benchmark (`npm run bench storage`): the cost of one single-task commit as the domain
 // grows (1k, 10k, 100k tasks whose rows carry a history of 20 receipts), for
-//   (a) whole-document rewrite — the seed design: encode every task and atomically replace
+//   (a) whole-document rewrite — the simplest design: encode every task and atomically replace
 //       schedule.json on each commit (a minimal baseline kept here, not in src/), and
 //   (b) this project's jsonFileStorage — one fsynced journal line per commit, group commit,
 //       compaction past a threshold relative to the document size;
@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { jsonFileStorage } from '../src/adapters/jsonFileStorage.ts';
 import { encodeDocumentChunks } from '../src/domain/codec/index.ts';
-import { withDelivery } from '../src/domain/retention.ts';
-import type { DeliveryReceipt, ScheduleRecord, TaskRow } from '../src/domain/types.ts';
+import { withDelivery } from '../src/domain/tasks/retention.ts';
+import type { DeliveryReceipt, ScheduleRecord, TaskRow } from '../src/domain/tasks/types.ts';
 
 const SIZES = [1_000, 10_000, 100_000];
 const JOURNAL_SAMPLES = 1_000;
@@ -21,7 +21,7 @@ const JOURNAL_SAMPLES = 1_000;
 const WARMUP_COMMITS = 200;
 const CONCURRENT_COMMITS = 2_000;
 const IN_FLIGHT = 64;
-/** Rewrite samples per size: the 100k rewrite takes seconds per commit, so it gets few samples. */
+/** Rewrite samples per size: a rewrite costs the whole document, so the larger the domain the fewer samples. */
 const REWRITE_SAMPLES: Record<number, number> = { 1000: 200, 10000: 40, 100000: 6 };
 const HISTORY = { days: 3650, records: 20 };
 const BASE_MS = Date.parse('2030-01-01T08:00:00.000Z');
@@ -88,7 +88,7 @@ function createDocument(path: string, size: number): void {
   closeSync(fd);
 }
 
-/** (a) The seed design: rewrite the whole document atomically on every commit. */
+/** (a) The baseline: rewrite the whole document atomically on every commit. */
 function rewriteCommit(dir: string, path: string, rows: Map<string, TaskRow>, next: number): void {
   const text = JSON.stringify({ version: 1, nextTaskNumber: next, tasks: [...rows.values()] });
   const temp = `${path}.tmp`;

@@ -7,8 +7,7 @@
 // of them answers for any Session.
 import { randomBytes } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import type { NotificationListener } from '../src/adapters/postgres/callRouter.ts';
-import { createPgPool, DEFAULT_SCHEMA, MEMBER_POOL_SIZE, type SqlPool } from '../src/adapters/postgres/index.ts';
+import { createPgPool, DEFAULT_SCHEMA, MEMBER_POOL_SIZE, type NotificationListener, type SqlPool } from '../src/entries/postgres.ts';
 import type { FileSessions } from './sessions/fileSessions.ts';
 import { createPostgresSessions } from './sessions/postgresSessions.ts';
 import { createTranscriptTables } from './sessions/postgresTranscripts.ts';

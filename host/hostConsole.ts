@@ -5,8 +5,7 @@
 // Host's `authorize` lets every request in.
 
 import { isWildcardAddress, LOOPBACK_NAMES, parseAllowedHost } from '../src/console/allowedHosts.ts';
-import { createConsole } from '../src/console/index.ts';
-import type { Console } from '../src/console/options.ts';
+import { type Console, createConsole } from '../src/console/index.ts';
 import type { Logger } from '../src/index.ts';
 import type { ManualClock } from '../src/testing.ts';
 import type { HostLimits } from './limits.ts';

@@ -3,7 +3,7 @@
 // and how long shutdown waits for open connections before closing them. Each has a documented
 // default; `createHost({ limits })` overrides any of them, and `npm start` reads some from the
 // environment (host/env.ts). The console's own limits (streams, backlogs, bodies) are among them.
-import { type ConsoleLimits, DEFAULT_CONSOLE_LIMITS } from '../src/console/limits.ts';
+import { type ConsoleLimits, DEFAULT_CONSOLE_LIMITS } from '../src/console/index.ts';
 
 /** What the Host lets its clients hold, and for how long. */
 export interface HostLimits extends ConsoleLimits {

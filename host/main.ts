@@ -9,7 +9,7 @@
 // `STOP_MARGIN_MS` after the grace, it says so and exits 1. A second signal during shutdown exits
 // at once with 130; bad settings (a malformed variable, a wildcard HOST without ALLOWED_HOSTS)
 // exit 2; a Host that cannot start (port in use, a damaged schedule.json) says why and exits 1.
-import { DEFAULT_SCHEMA } from '../src/adapters/postgres/index.ts';
+import { DEFAULT_SCHEMA } from '../src/entries/postgres.ts';
 import { createHost, type Host } from './createHost.ts';
 import { redactDatabaseUrl } from './database.ts';
 import { hostOptionsFromEnv } from './env.ts';

@@ -13,8 +13,8 @@
 // Session controller the service sees can be wrapped (instrumentation, fault injection) without
 // rebuilding the stack.
 import { join } from 'node:path';
-import { postgresStorage } from '../src/adapters/postgres/index.ts';
-import { type ConsoleMetrics, prometheusMetrics } from '../src/console/metrics.ts';
+import { type ConsoleMetrics, createConsoleMetrics } from '../src/console/index.ts';
+import { postgresStorage } from '../src/entries/postgres.ts';
 import {
   type Clock,
   createScheduleInspector,
@@ -114,7 +114,7 @@ export async function openHostStack(options: HostStackOptions): Promise<HostStac
   const serviceSessions = options.wrap?.sessions?.(sessions) ?? sessions;
   let service: ScheduleService | undefined;
   // Read at each scrape; nothing is shown before the service is open.
-  const metrics = prometheusMetrics(async () => {
+  const metrics = await createConsoleMetrics(async () => {
     const counts = await service?.remote.counts();
     return counts === undefined || 'code' in counts ? undefined : counts.all;
   });

@@ -2,7 +2,7 @@
 // to its console: `POST /api/test/clock` with `{"advanceMs": n}` or `{"set": "<RFC 3339>"}`
 // moves the manual clock, fires the timers that fall due, waits until the service is idle, tells
 // the page (a `clock` event) and answers `{now}`. Without a test clock the route does not exist.
-import type { ConsoleEvent, ConsoleRoute } from '../src/console/options.ts';
+import type { ConsoleEvent, ConsoleRoute } from '../src/console/index.ts';
 import type { ScheduleService } from '../src/index.ts';
 import type { ManualClock } from '../src/testing.ts';
 

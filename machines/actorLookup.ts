@@ -1,10 +1,9 @@
-// Reading the actor tree under a supervisor: a Session's actor (in its Session group) and a task's
-// actor (in its Session's task groups). Snapshots only — nothing here changes an actor — so the
-// runtime reads the attempt in flight and a task's retry state from the actors that own them.
+// Reading the actor tree under a supervisor: a Session's actor (in its Session group). Snapshots
+// only — nothing here changes an actor — so the runtime reads the attempt in flight from the
+// Session actor that owns it. A task's retry state is never read here: its actor reports its wake.
 import type { ActorRefFrom, AnyActorRef } from 'xstate';
 import { SESSION_GROUP_PREFIX, sessionActorId, sessionGroupId } from './events.ts';
 import type { SessionMachine } from './sessionMachine.ts';
-import { TaskIndex, type TaskRef } from './taskIndex.ts';
 
 type SessionRef = ActorRefFrom<SessionMachine>;
 
@@ -12,12 +11,6 @@ type SessionRef = ActorRefFrom<SessionMachine>;
 export function sessionActorOf(supervisor: AnyActorRef, sessionId: string): SessionRef | undefined {
   const group = supervisor.getSnapshot().children?.[sessionGroupId(sessionId)] as AnyActorRef | undefined;
   return group?.getSnapshot().children?.[sessionActorId(sessionId)] as SessionRef | undefined;
-}
-
-/** The actor of a task of a Session under `supervisor`, if it has one. */
-export function taskActorOf(supervisor: AnyActorRef, sessionId: string, id: string): TaskRef | undefined {
-  const session = sessionActorOf(supervisor, sessionId);
-  return session === undefined ? undefined : new TaskIndex(session.getSnapshot().children).find(id)?.task;
 }
 
 /** True while the Session's actor has a delivery attempt in flight (delivering or committing). */

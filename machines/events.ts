@@ -5,10 +5,10 @@
 // event — the one exception is `SupervisorRuntime`, the opaque handle of the effects, which
 // serialises to a fixed label.
 import type { AnyActorRef } from 'xstate';
-import type { BulkProgress } from '../src/domain/bulk.ts';
-import type { AttemptFailure, RetryPolicy } from '../src/domain/retry.ts';
-import { SHARDS, sessionShard } from '../src/domain/sessionShard.ts';
-import type { FailureStage, TaskRow } from '../src/domain/types.ts';
+import type { BulkProgress } from '../src/domain/tasks/bulk.ts';
+import type { AttemptFailure, RetryPolicy } from '../src/domain/tasks/retry.ts';
+import { SHARDS, shardOf as sessionShard } from '../src/domain/tasks/sessionShard.ts';
+import type { DeliveryFailure, FailureStage, TaskRow } from '../src/domain/tasks/types.ts';
 import type { RemoteMethod, ScheduleCall } from './replies.ts';
 import type { ScheduleReplyBody, ScheduleReplyEvent } from './scheduleReply.ts';
 
@@ -71,13 +71,36 @@ export interface ScheduleChangedEvent {
  */
 export interface SupervisorRuntime {
   whenIdle(): Promise<void>;
+  /** A task actor reported its next wake: the timer's owner keys the task by it. */
+  taskWake(wake: TaskWake): void;
   /** How failed deliveries are retried (false: parked). */
   readonly retry: RetryPolicy | false;
   /** A fixed label: the handle sits in actor contexts, which inspectors serialise. */
   toJSON(): string;
 }
 
-/** What a mailbox slot does; the service's `executeCommand` actor interprets it. */
+/**
+ * A task actor's next wake, emitted (`task.wake`) when a failed attempt, a committed delivery or
+ * edit of a failing task, a retry now, or a tick that did not find it parked or overdue changes what it waits
+ * for; the task group that spawned the actor hands it to the runtime (`SupervisorRuntime.taskWake`).
+ * The timer keys the task by it, and a task's failure status is the one its latest wake carries.
+ */
+export interface TaskWake {
+  readonly type: 'task.wake';
+  readonly id: string;
+  /**
+   * `due`: a tick at `at` (its due instant) makes it overdue — none while it is paused with nothing
+   * to run; `retry`: a tick at `at` (its next retry) retries it; `parked`: not on a timer, only an
+   * unrelated wake tries it again.
+   */
+  readonly waits: 'due' | 'retry' | 'parked';
+  /** When a tick next finds it due (epoch ms); undefined when parked or paused with nothing to run. */
+  readonly at: number | undefined;
+  /** Its failure status after the step (undefined once a delivery is committed). */
+  readonly failure: DeliveryFailure | undefined;
+}
+
+/** What a mailbox slot does; the supervisor's `slotRunner` actor runs it (`runSlot`). */
 export type Operation =
   | {
       readonly kind: 'tool';
@@ -137,6 +160,8 @@ export interface DeliveryOutcome {
   readonly unrecordableIds: readonly string[];
   /** Where and why the failed tasks failed (absent in outcomes built without causes). */
   readonly causes?: readonly FailureCause[];
+  /** Set on an outcome that writes again receipts whose first write failed: nothing is delivered anew. */
+  readonly retried?: true;
 }
 
 /** One failure of an attempt as the task actors receive it: the tasks, and how they are retried. */
@@ -203,7 +228,11 @@ export interface DomainChange {
   readonly ids: readonly string[];
 }
 
-/** What the slot runner returns for one slot. */
+/**
+ * What one mailbox slot did, as the slot runner reports it to the supervisor (`slot.done`): how
+ * its call settles, the effects on the actors, the committed changes, and the failures its effects
+ * hand to task actors.
+ */
 export interface CommandOutcome {
   readonly reply: ScheduleReplyBody;
   /**

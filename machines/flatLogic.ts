@@ -1,23 +1,23 @@
 // Fast actor logic for a flat machine: one whose states are all children of its root, atomic or
 // final, without exit actions, invocations or delays, each transition guarded by a named guard (or
-// none) and running named actions that update the context or send events (effects). The guards,
+// none) and running named actions that update the context or send or emit events (effects). The guards,
 // the context updates and the effects are plain functions given beside the machine, and the
 // machine's `setup` takes them through `machineGuards`, `machineUpdates` and `machineEffects`, so
 // both run the very same code. Events named as delegated (those whose actions spawn, stop or talk
 // to the parent) take XState's own algorithm from the same snapshot.
 //
 // For such a machine XState's general algorithm — exit and entry sets, transition domains, a
-// snapshot cloned per step — costs about ten times what the transition itself does (about 6 µs an
-// event against 0.5 µs for the actor's own mailbox and observers), and a task actor takes three
-// events per delivery. The logic made here is the machine itself with two methods replaced:
-// `getInitialSnapshot` and `transition` look the enabled transition up in a table built once from
-// the machine's state nodes and build the next snapshot from a template of the target state. The
-// snapshots are the machine's own (value, context, status, `_nodes` and the machine's methods, so
-// `matches`, `can`, persistence and inspection work unchanged); events the table does not name —
-// `xstate.stop` and the other `xstate.*` events — go to the machine's own transition. What differs
-// is only what is not computed: no `@xstate.microstep` or `@xstate.action` inspection events are
-// emitted for the steps taken here (the actor's `@xstate.event` and `@xstate.snapshot` events, and
-// the `@xstate.event` of every event an effect sends, with this actor as its source, are as before).
+// snapshot cloned per step — recomputes answers that never change, and it runs for every event of
+// every task actor on every delivery. The logic made here is the machine itself with two methods
+// replaced: `getInitialSnapshot` and `transition` look the enabled transition up in a table built
+// once from the machine's state nodes and build the next snapshot from a template of the target
+// state. The snapshots are the machine's own (value, context, status, `_nodes` and the machine's
+// methods, so `matches`, `can`, persistence and inspection work unchanged); events the table does
+// not name — `xstate.stop` and the other `xstate.*` events — go to the machine's own transition.
+// What differs is only what is not computed: no `@xstate.microstep` or `@xstate.action` inspection
+// events are emitted for the steps taken here (the actor's `@xstate.event` and `@xstate.snapshot`
+// events, and the `@xstate.event` of every event an effect sends, with this actor as its source,
+// are XState's).
 //
 // `flatMachineLogic` refuses, when it is made, a machine it cannot run exactly; a differential test
 // checks it against XState's own transitions on every state and event.
@@ -42,9 +42,14 @@ export type ContextPatch<TContext> = { [K in keyof TContext]?: TContext[K] | und
 /** A named action as a plain update: the members of the context it changes. */
 export type Update<TContext, TEvent> = (context: TContext, event: TEvent) => ContextPatch<TContext>;
 
-/** Where an effect's events go: each is delivered once the step's snapshot is in place, in order, as XState delivers `sendTo`. */
+/**
+ * Where an effect's events go: each is delivered once the step's snapshot is in place, in order,
+ * as XState delivers `sendTo` and `emit` — a sent event to its target, an emitted one to the
+ * actor's `on(type, …)` listeners.
+ */
 export interface Outbox {
   send<E extends EventObject>(target: AnyActorRef, event: E): void;
+  emit<E extends EventObject>(event: E): void;
 }
 
 /** What an effect reads: the context, the event, and the actor itself (its snapshot is the one before the step). */
@@ -88,25 +93,36 @@ export function machineUpdates<
   return out as { [K in keyof U]: ReturnType<typeof assign<TContext, TEvent, undefined, TEvent, never>> };
 }
 
-/** The effects as XState actions, for the machine's `setup`: sends become `enqueue.sendTo`, a returned patch `enqueue.assign`. */
+/**
+ * The effects as XState actions, for the machine's `setup`: sends become `enqueue.sendTo`, emits
+ * `enqueue.emit` (of the machine's emitted events, `TEmitted`), a returned patch `enqueue.assign`.
+ */
 export function machineEffects<
   TContext extends MachineContext,
   TEvent extends EventObject,
   E extends Record<string, Effect<TContext, TEvent>>,
+  TEmitted extends EventObject = never,
 >(
   effects: E,
-): { [K in keyof E]: ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>> } {
-  const out: Record<string, ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>>> = {};
+): { [K in keyof E]: ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, TEmitted>> } {
+  const out: Record<
+    string,
+    ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, TEmitted>>
+  > = {};
   for (const [name, effect] of Object.entries(effects)) {
-    out[name] = enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>(
+    out[name] = enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, TEmitted>(
       ({ context, event, self, enqueue }) => {
-        const patch = effect({ context, event, self }, { send: (target, sent) => enqueue.sendTo(target, sent) });
+        const outbox: Outbox = {
+          send: (target, sent) => enqueue.sendTo(target, sent),
+          emit: (emitted) => enqueue.emit(emitted as unknown as TEmitted),
+        };
+        const patch = effect({ context, event, self }, outbox);
         if (patch !== undefined) enqueue.assign(patch as Partial<TContext>);
       },
     );
   }
   return out as {
-    [K in keyof E]: ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, never>>;
+    [K in keyof E]: ReturnType<typeof enqueueActions<TContext, TEvent, undefined, TEvent, never, never, never, never, TEmitted>>;
   };
 }
 
@@ -139,10 +155,11 @@ interface CompiledState<TContext, TEvent> {
   readonly template: StateTemplate;
 }
 
-/** What a step needs of the actor: itself, the deferral of sends, and its system. */
+/** What a step needs of the actor: itself, the deferral of sends, its listeners and its system. */
 interface StepScope {
   readonly self: AnyActorRef;
   readonly defer: (fn: () => void) => void;
+  readonly emit: (event: EventObject) => void;
   readonly system: unknown;
 }
 
@@ -169,18 +186,27 @@ interface FlatSnapshot<TContext> {
 type Relay = (source: AnyActorRef, target: AnyActorRef, event: EventObject) => void;
 
 /**
- * The outbox of one effect: its sends are delivered in order by one deferred call, once the actor
- * has taken the step's snapshot (each effect's after the previous effect's, as XState runs them).
- * The actor system's relay records the sender in the `@xstate.event` inspection event, as XState's
- * own `sendTo` does; a system without it (none is known) gets the plain send.
+ * The outbox of one effect: its sends and emits are delivered in order by one deferred call, once
+ * the actor has taken the step's snapshot (each effect's after the previous effect's, as XState
+ * runs them). The actor system's relay records the sender in the `@xstate.event` inspection event,
+ * as XState's own `sendTo` does; a system without it (none is known) gets the plain send. An
+ * emitted event goes to the actor's listeners, as XState's `emit` does.
  */
 class StepOutbox implements Outbox {
-  /** Targets and events, alternating; undefined until the first send. */
-  private sends: Array<AnyActorRef | EventObject> | undefined;
+  /** Targets (null for an emit) and events, alternating; undefined until the first one. */
+  private sends: Array<AnyActorRef | EventObject | null> | undefined;
 
   constructor(private readonly scope: StepScope) {}
 
   send<E extends EventObject>(target: AnyActorRef, event: E): void {
+    this.push(target, event);
+  }
+
+  emit<E extends EventObject>(event: E): void {
+    this.push(null, event);
+  }
+
+  private push(target: AnyActorRef | null, event: EventObject): void {
     if (this.sends === undefined) {
       this.sends = [];
       this.scope.defer(() => this.deliver());
@@ -192,9 +218,10 @@ class StepOutbox implements Outbox {
     const sends = this.sends ?? [];
     const relay = (this.scope.system as { _relay?: Relay } | undefined)?._relay;
     for (let i = 0; i < sends.length; i += 2) {
-      const target = sends[i] as AnyActorRef;
+      const target = sends[i] as AnyActorRef | null;
       const event = sends[i + 1] as EventObject;
-      if (relay === undefined) target.send(event);
+      if (target === null) this.scope.emit(event);
+      else if (relay === undefined) target.send(event);
       else relay(this.scope.self, target, event);
     }
   }

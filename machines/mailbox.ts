@@ -1,9 +1,8 @@
 // The supervisor's mailbox: an immutable FIFO queue, so the machine's context is never mutated
-// and a burst of calls costs time linear in its size. (Copying an array on every arrival made a
-// burst of n calls cost O(n²): 20,000 calls made at once spent most of 20 s copying the queue.)
-// Arrivals are consed onto `back` in O(1); the head is read from `front`, an array that is never
-// changed and is consumed by moving `start`; when `front` runs out, `back` is reversed into a new
-// `front`, so every command is copied at most once.
+// and a burst of calls costs time linear in its size (copying an array on every arrival would make
+// a burst of n calls cost O(n²)). Arrivals are consed onto `back` in O(1); the head is read from
+// `front`, an array that is never changed and is consumed by moving `start`; when `front` runs out,
+// `back` is reversed into a new `front`, so every command is copied at most once.
 
 interface Cons<T> {
   readonly value: T;

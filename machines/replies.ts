@@ -6,14 +6,22 @@
 // A request is checked at run time (a Host may pass parsed JSON on), so a call's request stays
 // `unknown` here; the answer of a refused request is part of the value. No XState type is read
 // here, so the main entry can name these types without loading XState's declarations.
-import type { BulkResult } from '../src/domain/bulk.ts';
-import type { CatalogPage } from '../src/domain/catalogPage.ts';
-import type { DriftReport } from '../src/domain/drift.ts';
-import type { DriftPage } from '../src/domain/driftPage.ts';
-import type { HistoryPage } from '../src/domain/historyPage.ts';
-import type { ArchiveActivity, BulkReanchorResult, DeleteResult, ToolFailure, ToolResult, ToolResults } from '../src/domain/replies.ts';
-import type { ScheduleCounts } from '../src/domain/stateCounts.ts';
-import type { CatalogEntry, ScheduleView } from '../src/domain/types.ts';
+
+import type { CatalogPage } from '../src/domain/reads/catalogPage.ts';
+import type { DriftPage } from '../src/domain/reads/driftPage.ts';
+import type { HistoryPage } from '../src/domain/reads/historyPage.ts';
+import type {
+  ArchiveActivity,
+  BulkReanchorResult,
+  DeleteResult,
+  ToolFailure,
+  ToolResult,
+  ToolResults,
+} from '../src/domain/reads/replies.ts';
+import type { ScheduleCounts } from '../src/domain/reads/stateCounts.ts';
+import type { BulkResult } from '../src/domain/tasks/bulk.ts';
+import type { CatalogEntry, ScheduleView } from '../src/domain/tasks/types.ts';
+import type { DriftReport } from '../src/domain/time/drift.ts';
 
 /**
  * What each remote method answers, refusals included. `catalog`, `drift` and `reanchor` answer

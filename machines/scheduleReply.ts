@@ -5,9 +5,10 @@
 // as `value` — the operation's answer, or a refusal written for the model (`{code, message}`, which
 // `isRefusal` tells apart without a cast) — and `ok: false` what it would reject with, as
 // `error: {code, message}` with a code of docs/errors.md. Also here: the operation of a call, and
-// how a settled call becomes a reply. Plain data, no XState type: the main entry re-exports these.
+// the reply body every layer settles a call with. Plain data, no XState type: the main entry
+// re-exports these.
 import { type ErrorCode, isScheduleError } from '../src/domain/errors.ts';
-import type { TaskNotDeleted, ToolFailure, ToolResults } from '../src/domain/replies.ts';
+import type { TaskNotDeleted, ToolFailure, ToolResults } from '../src/domain/reads/replies.ts';
 import type { ArchiveMethod, ArchiveReplies, RemoteMethod, RemoteReplies, ReplyValue, ScheduleCall } from './replies.ts';
 
 /** The operation a call names: a model tool by name, a remote method, an archive admission call. */
@@ -41,9 +42,13 @@ export interface ScheduleReplyError {
   readonly message: string;
 }
 
-/** How a call settles, without its request id and operation (the slot runner's side). */
-export type ScheduleReplyBody =
-  | { readonly ok: true; readonly value: ReplyValue }
+/**
+ * How a call settles, without its request id and operation: what a slot plans for its caller, what
+ * the slot runner and a cluster member answer, and what the `schedule.reply` event carries.
+ * `R` is the value a successful call answers.
+ */
+export type ScheduleReplyBody<R extends ReplyValue = ReplyValue> =
+  | { readonly ok: true; readonly value: R }
   | { readonly ok: false; readonly error: ScheduleReplyError; readonly thrown: unknown };
 
 /** The reply to a call of operation `O` that succeeded. */
@@ -89,7 +94,7 @@ export function callOp(call: ScheduleCall): string {
 
 /**
  * Whether an answer is a refusal written for the model (`{code, message}`, or a delete that
- * deleted nothing): only those have a `code` member (src/domain/replies.ts). Narrows a reply's
+ * deleted nothing): only those have a `code` member (src/domain/reads/replies.ts). Narrows a reply's
  * `value` to the operation's successful answer when false.
  */
 export function isRefusal<V>(value: V): value is Extract<V, Refusal> {
@@ -102,8 +107,11 @@ function thrownError(thrown: unknown): ScheduleReplyError {
   return { code: 'internal_error', message: thrown instanceof Error ? thrown.message : String(thrown) };
 }
 
-/** The reply body of a call that resolved with `value` (an answer or a refusal: `ok: true`) or threw (`ok: false`). */
-export function replyBody(settled: { readonly resolve: ReplyValue } | { readonly reject: unknown }): ScheduleReplyBody {
-  if ('reject' in settled) return { ok: false, error: thrownError(settled.reject), thrown: settled.reject };
-  return { ok: true, value: settled.resolve };
+/**
+ * The reply of a call that could not run (`ok: false`): it rejects with what it threw — wrapped in
+ * an Error when it is not one (an abort reason, say) — and `error` names its code.
+ */
+export function rejected(thrown: unknown): ScheduleReplyBody<never> {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown), { cause: thrown });
+  return { ok: false, error: thrownError(error), thrown: error };
 }

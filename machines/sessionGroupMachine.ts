@@ -1,16 +1,14 @@
-// A group of Session actors between the supervisor and the Sessions. XState copies an actor's
-// whole children map on every spawn and every stop, and a map of thousands of entries copies at
-// about 0.7 µs an entry: with every Session directly under the supervisor, the 20,000th Session to
-// get a task paid about 14 ms for its spawn alone, and 20,000 Sessions with one task each took over
-// three minutes to create. Each Session belongs to one of `SESSION_GROUPS` groups, chosen by a
-// hash of its id, so the maps copied stay small. A group only routes: it spawns its Sessions'
-// actors when they get active tasks, forwards events to them in order, stops (retires) them, and
-// passes their failed attempts up to the supervisor. Events that only reach Sessions already live
-// (`sessions.send`: a burst's due tasks and settled attempts) take the machine's flat logic
-// (`sessionGroupLogic`, the one the supervisor spawns); those that spawn or retire take XState's.
-import { type AnyActorRef, enqueueActions, sendParent, setup } from 'xstate';
+// A group of Session actors between the supervisor and the Sessions. XState copies an actor's whole
+// children map on every spawn and every stop, so a spawn costs time in proportion to its siblings:
+// with every Session directly under the supervisor, creating n Sessions would cost time quadratic
+// in n. Each Session belongs to one of `SESSION_GROUPS` groups, chosen by a hash of its id, so the
+// maps copied stay small. A group only holds its Sessions' actors: it spawns them when they get
+// active tasks, forwards in order the events that come with a spawn or a retire, stops (retires)
+// them, and passes their failed attempts up to the supervisor. The supervisor sends every other
+// event straight to a live Session's actor (`sessionRoutes.ts`), so a delivery takes no hop
+// through a group.
+import { enqueueActions, sendParent, setup } from 'xstate';
 import { type SupervisorRuntime, sessionActorId, type TasksFailedEvent } from './events.ts';
-import { type EffectArgs, flatMachineLogic, machineEffects, type Outbox } from './flatLogic.ts';
 import { type AttemptRunnerRef, type SessionEvent, sessionLogic } from './sessionMachine.ts';
 
 /** One step for one Session of the group, applied in order. */
@@ -20,37 +18,13 @@ export type SessionRoute =
   /** Stops the Session's actor and its task actors (the Session has no active task left). */
   | { readonly type: 'retire'; readonly sessionId: string };
 
-/** One event for a Session of the group, sent only if its actor is live. */
-export interface SessionSend {
-  readonly sessionId: string;
-  readonly event: SessionEvent;
-}
-
-export type SessionGroupEvent =
-  | { readonly type: 'sessions.route'; readonly routes: readonly SessionRoute[] }
-  /** Events for live Sessions only, in order (those of a Session without an actor are dropped): nothing is spawned or retired. */
-  | { readonly type: 'sessions.send'; readonly sends: readonly SessionSend[] }
-  | TasksFailedEvent;
+export type SessionGroupEvent = { readonly type: 'sessions.route'; readonly routes: readonly SessionRoute[] } | TasksFailedEvent;
 
 /** What a group hands each Session actor it spawns: the effects' handle and the runner of their attempts. */
 export interface SessionGroupContext {
   readonly runtime: SupervisorRuntime | undefined;
   readonly attempts: AttemptRunnerRef | undefined;
 }
-
-/** The group's effects, which both its machine and its flat logic run. */
-const sessionGroupEffects = {
-  /** Sends each event to its Session's actor when it is live. */
-  forward: ({ event, self }: EffectArgs<SessionGroupContext, SessionGroupEvent>, outbox: Outbox): undefined => {
-    if (event.type !== 'sessions.send') return undefined;
-    const children = self.getSnapshot().children as Readonly<Record<string, AnyActorRef | undefined>>;
-    for (const send of event.sends) {
-      const session = children[sessionActorId(send.sessionId)];
-      if (session !== undefined) outbox.send(session, send.event);
-    }
-    return undefined;
-  },
-};
 
 export const sessionGroupMachine = setup({
   types: {
@@ -89,7 +63,6 @@ export const sessionGroupMachine = setup({
       }
     }),
     forwardUp: sendParent(({ event }) => event),
-    ...machineEffects<SessionGroupContext, SessionGroupEvent, typeof sessionGroupEffects>(sessionGroupEffects),
   },
 }).createMachine({
   id: 'sessionGroup',
@@ -100,7 +73,6 @@ export const sessionGroupMachine = setup({
       description: "Routes events to the group's Session actors, spawns and retires them, and passes their failed attempts up.",
       on: {
         'sessions.route': { actions: 'route' },
-        'sessions.send': { actions: 'forward' },
         'tasks.failed': { actions: 'forwardUp' },
       },
     },
@@ -108,14 +80,3 @@ export const sessionGroupMachine = setup({
 });
 
 export type SessionGroupMachine = typeof sessionGroupMachine;
-
-/**
- * The Session group machine run by `flatMachineLogic`: `sessions.send` takes the flat step; the
- * events that spawn, stop or tell the parent take XState's own algorithm.
- */
-export const sessionGroupLogic = flatMachineLogic(sessionGroupMachine, {
-  guards: {},
-  updates: {},
-  effects: sessionGroupEffects,
-  delegated: ['sessions.route', 'tasks.failed'],
-});

@@ -8,8 +8,8 @@
 // `attempt.done` and hands the flushed outcome to the supervisor, whose mailbox commits it, so an
 // attempt spawns no actor and its outcome takes no hop through the Session group.
 import { type ActorRef, enqueueActions, type Snapshot, setup } from 'xstate';
-import { DEFAULT_RETRY } from '../src/domain/retry.ts';
-import type { TaskRow } from '../src/domain/types.ts';
+import { DEFAULT_RETRY } from '../src/domain/tasks/retry.ts';
+import type { TaskRow } from '../src/domain/tasks/types.ts';
 import type { SupervisorRuntime, TaskFailures, TasksFailedEvent } from './events.ts';
 import {
   type ContextPatch,
@@ -104,7 +104,7 @@ const TICKED = { type: 'tasks.ticked' } as const;
 type SessionArgs = EffectArgs<SessionContext, SessionEvent>;
 
 /** Sends each task of `failures` its `delivery.failed`. */
-function sendFailures(index: TaskIndex, outbox: Outbox, failures: readonly TaskFailures[], now: number): void {
+function sendFailures(index: TaskIndex, outbox: Pick<Outbox, 'send'>, failures: readonly TaskFailures[], now: number): void {
   for (const { ids, failure } of failures) {
     const failed = { type: 'delivery.failed', now, failure } as const;
     for (const id of ids) {
@@ -185,18 +185,15 @@ const sessionEffects = {
     outbox.send(context.attempts, request);
     return undefined;
   },
+  /** Each task of the attempt takes its commit or its failure; an ended task's group stops it on its own. */
   settleAttempt: ({ event, self }: SessionArgs, outbox: Outbox): ContextPatch<SessionContext> | undefined => {
     if (event.type !== 'delivery.settle') return undefined;
     const index = new TaskIndex(self.getSnapshot().children);
-    const stops = new GroupStops();
     for (const row of event.committed) {
       const found = index.find(row.record.id);
-      if (found === undefined) continue;
-      outbox.send(found.task, { type: 'delivery.committed', row, now: event.now });
-      if (row.status === 'inactive') stops.stop(found.group, row.record.id);
+      if (found !== undefined) outbox.send(found.task, { type: 'delivery.committed', row, now: event.now });
     }
     sendFailures(index, outbox, event.failures, event.now);
-    for (const { group, event: stop } of stops.events()) outbox.send(group, stop);
     return { inFlight: [] };
   },
   /** Routes a retried receipt's commit, its failure, or a retry now to the tasks it names. */
@@ -237,7 +234,7 @@ export const sessionMachine = setup({
      * A committed row reaches its task actor; a row without one (a new task, or the Session's
      * restored tasks in one event) is spawned in the first groups with room, then in new groups.
      */
-    putTasks: enqueueActions(({ enqueue, event, self }) => {
+    putTasks: enqueueActions(({ enqueue, event, self, context }) => {
       const rows = event.type === 'tasks.spawn' ? event.rows : event.type === 'task.updated' ? [event.row] : [];
       const index = new TaskIndex(self.getSnapshot().children);
       const fresh: TaskRow[] = [];
@@ -247,7 +244,7 @@ export const sessionMachine = setup({
         else if (event.type === 'task.updated') enqueue.sendTo(found.task, event);
       }
       for (const { group, spawn, rows: placed } of index.place(fresh)) {
-        if (spawn) enqueue.spawnChild('taskGroup', { id: group, input: { rows: placed } });
+        if (spawn) enqueue.spawnChild('taskGroup', { id: group, input: { rows: placed, runtime: context.runtime } });
         else enqueue.sendTo(group, { type: 'tasks.spawn', rows: placed });
       }
     }),

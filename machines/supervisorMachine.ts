@@ -3,8 +3,9 @@
 // and runs in its slot, its persistence awaited inside it; a run of delivery commits, or of
 // creates for different Sessions, shares one slot and one write) → `closing` (once accepted work is
 // drained) → `closed` (final). Session actors — one per Session with active tasks — live in Session
-// groups (`sessionGroupMachine.ts`); the supervisor routes the timer's due tasks and each slot's
-// committed effects to them through their groups. A Host speaks to it with `schedule.call` and
+// groups (`sessionGroupMachine.ts`); the supervisor sends the timer's due tasks and each slot's
+// committed effects straight to live Session actors, and through their groups only what spawns
+// or retires one (`sessionRoutes.ts`). A Host speaks to it with `schedule.call` and
 // `schedule.close` and hears `schedule.reply` and `schedule.changed`. The effects come in through
 // the input (the Host's ports) and run in small effect actors: `openDomain` (opens the storage and
 // creates the runtime handle), the long-lived `slotRunner` (receives `slot.run`, answers
@@ -17,7 +18,7 @@
 // ones. This file holds no I/O.
 import { type AnyActorRef, assign, enqueueActions, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import { ScheduleError } from '../src/domain/errors.ts';
-import type { TaskRow } from '../src/domain/types.ts';
+import type { TaskRow } from '../src/domain/tasks/types.ts';
 import type {
   ActorEffect,
   CommandOutcome,
@@ -32,11 +33,11 @@ import type {
   SupervisorRuntime,
   TasksFailedEvent,
 } from './events.ts';
-import { sessionGroupId } from './events.ts';
 import { emptyMailbox, type Mailbox, mailboxDrop, mailboxHead, mailboxItems, mailboxPush } from './mailbox.ts';
-import { callOp, replyBody, type ScheduleReplyBody } from './scheduleReply.ts';
-import { type SessionGroupContext, type SessionGroupEvent, type SessionRoute, sessionGroupLogic } from './sessionGroupMachine.ts';
+import { callOp, rejected, type ScheduleReplyBody } from './scheduleReply.ts';
+import { type SessionGroupContext, sessionGroupMachine } from './sessionGroupMachine.ts';
 import type { AttemptRunEvent, AttemptRunnerRef, SessionEvent } from './sessionMachine.ts';
+import { SessionRoutes } from './sessionRoutes.ts';
 
 export type SupervisorEvent =
   /** A call takes its place in the mailbox; its reply goes to `replyTo`, else to the parent. */
@@ -83,9 +84,9 @@ export interface FailuresTakenEvent {
  * The supervisor's input: the Host's ports, read only by the `openDomain` actor. A member
  * `keepTreeOnClose: true` (set by `createScheduleService`) makes a close end in the non-final
  * `closed` state instead of `done`: reaching a final state stops every descendant one at a time,
- * and XState copies an actor's children map for each child it stops (quadratic in a task group's
- * size: seconds for 100k tasks), while a wrapper that drops its reference lets the garbage
- * collector reclaim the whole tree at once.
+ * and XState copies an actor's children map for each child it stops (quadratic in the number of
+ * children), while a wrapper that drops its reference lets the garbage collector reclaim the
+ * whole tree at once.
  */
 export type SupervisorInput = object;
 
@@ -234,49 +235,6 @@ const groupBySession = (rows: readonly TaskRow[]): Map<string, TaskRow[]> => {
   return groups;
 };
 
-/** What the supervisor sends one Session group: its routes, and whether the group must be spawned first. */
-interface GroupSend {
-  readonly id: string;
-  readonly spawn: boolean;
-  readonly event: Extract<SessionGroupEvent, { readonly type: 'sessions.route' | 'sessions.send' }>;
-}
-
-/** True for a route that neither spawns nor retires a Session: a plain send. */
-const isPlainSend = (route: SessionRoute): route is Extract<SessionRoute, { readonly type: 'send' }> =>
-  route.type === 'send' && !route.spawn;
-
-/** Session routes gathered per Session group, in the order they were added. */
-class GroupRoutes {
-  private readonly byGroup = new Map<string, SessionRoute[]>();
-
-  add(route: SessionRoute): void {
-    const id = sessionGroupId(route.sessionId);
-    const routes = this.byGroup.get(id);
-    if (routes === undefined) this.byGroup.set(id, [route]);
-    else routes.push(route);
-  }
-
-  /**
-   * One send per group with routes. A missing group is spawned when one of its routes may spawn
-   * a Session; otherwise none of its Sessions has an actor and the routes are dropped. Routes to
-   * a group that exists which neither spawn nor retire travel as `sessions.send`, the group's flat
-   * step.
-   */
-  sends(children: Readonly<Record<string, unknown>>): GroupSend[] {
-    const out: GroupSend[] = [];
-    for (const [id, routes] of this.byGroup) {
-      const exists = children[id] !== undefined;
-      if (!exists && !routes.some((route) => route.type === 'send' && route.spawn)) continue;
-      out.push({
-        id,
-        spawn: !exists,
-        event: exists && routes.every(isPlainSend) ? { type: 'sessions.send', sends: routes } : { type: 'sessions.route', routes },
-      });
-    }
-    return out;
-  }
-}
-
 /** What a Session group is spawned with: the effects' handle and the attempt runner, handed on to its Sessions. */
 const sessionGroupInput = (context: SupervisorContext): SessionGroupContext => ({
   runtime: context.runtime ?? undefined,
@@ -294,7 +252,7 @@ export const supervisorMachine = setup({
     emitted: {} as SupervisorEmitted,
   },
   actors: {
-    sessionGroup: sessionGroupLogic,
+    sessionGroup: sessionGroupMachine,
     /** Opens and decodes the stored domain with the input's ports; provided by `scheduleSupervisor`. */
     openDomain: fromPromise<OpenedDomain, SupervisorInput>(async () => {
       throw new Error('openDomain is provided by scheduleSupervisor');
@@ -380,11 +338,13 @@ export const supervisorMachine = setup({
     spawnRows: enqueueActions(({ enqueue, event, self, context }) => {
       const rows = context.runtime === null ? [] : event.type === 'tasks.activate' ? event.rows : openedRows(event);
       const input = sessionGroupInput(context);
-      const routes = new GroupRoutes();
+      const routes = new SessionRoutes();
       for (const [sessionId, group] of groupBySession(rows)) {
         routes.add({ type: 'send', sessionId, event: { type: 'tasks.spawn', rows: group }, spawn: true });
       }
-      for (const group of routes.sends(self.getSnapshot().children)) {
+      const sends = routes.sends(self.getSnapshot().children);
+      for (const { session, event: sent } of sends.direct) enqueue.sendTo(session, sent);
+      for (const group of sends.groups) {
         if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id, input });
         enqueue.sendTo(group.id, group.event);
       }
@@ -393,7 +353,7 @@ export const supervisorMachine = setup({
     applyEffects: enqueueActions(({ enqueue, event, self, context }) => {
       if (event.type !== 'slot.done') return;
       const input = sessionGroupInput(context);
-      const routes = new GroupRoutes();
+      const routes = new SessionRoutes();
       for (const effect of event.outcome.effects) {
         if (effect.type === 'tasks.spawn') {
           for (const [sessionId, group] of groupBySession(effect.rows)) {
@@ -408,7 +368,9 @@ export const supervisorMachine = setup({
           if (effect.type === 'delivery.settle' && effect.retire) routes.add({ type: 'retire', sessionId: effect.sessionId });
         }
       }
-      for (const group of routes.sends(self.getSnapshot().children)) {
+      const sends = routes.sends(self.getSnapshot().children);
+      for (const { session, event: sent } of sends.direct) enqueue.sendTo(session, sent);
+      for (const group of sends.groups) {
         if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id, input });
         enqueue.sendTo(group.id, group.event);
       }
@@ -465,21 +427,19 @@ export const supervisorMachine = setup({
     refuseClosed: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'schedule.call') return;
       const closed = new ScheduleError('internal_error', 'The schedule service is closed.');
-      const reply = replyEvent(event.requestId, callOp(event.call), replyBody({ reject: closed }));
+      const reply = replyEvent(event.requestId, callOp(event.call), rejected(closed));
       const target: AnyActorRef | undefined = event.replyTo ?? self._parent;
       if (target === undefined) enqueue.emit(reply);
       else enqueue.sendTo(target, reply);
     }),
     routeDue: enqueueActions(({ enqueue, event, self }) => {
       if (event.type !== 'clock.tick') return;
-      const routes = new GroupRoutes();
+      const routes = new SessionRoutes();
       for (const due of event.due) {
         routes.add({ type: 'send', sessionId: due.sessionId, event: { type: 'tasks.due', now: event.now, ids: due.ids }, spawn: false });
       }
-      for (const group of routes.sends(self.getSnapshot().children)) {
-        if (group.spawn) enqueue.spawnChild('sessionGroup', { id: group.id });
-        enqueue.sendTo(group.id, group.event);
-      }
+      // None of these routes spawns: only live Session actors are told, each directly.
+      for (const { session, event: sent } of routes.sends(self.getSnapshot().children).direct) enqueue.sendTo(session, sent);
     }),
     keepRuntime: assign(({ event }) => ({ runtime: 'output' in event ? (event.output as OpenedDomain).runtime : null })),
     /** Spawns the attempt runner before the Session actors that send it their attempts. */

@@ -1,17 +1,36 @@
 // A group of at most `TASK_GROUP_SIZE` task actors between a Session actor and its tasks. XState
-// copies an actor's whole children map on every spawn and every stop (about 0.7 µs an entry once
-// a stop has turned it into a dictionary), and stopping an actor stops its children one at a
-// time, so with every task directly under its Session, creating 8,000 tasks in one Session took
-// 22 s and stopping that Session 23 s; with groups of 64, 1.9 s and 0.6 s. The Session actor places
-// new tasks in its first group with room, finds a task by asking its groups and sends its events
-// straight to the task's actor (a forwarding hop per event cost a group event and a send per
-// child); a group only spawns and stops its task actors.
-import { assign, enqueueActions, setup } from 'xstate';
-import type { TaskRow } from '../src/domain/types.ts';
-import { taskLogic } from './taskMachine.ts';
+// copies an actor's whole children map on every spawn and every stop, and stopping an actor stops
+// its children one at a time, so with every task directly under its Session, creating or stopping
+// n tasks of one Session would cost time quadratic in n; in groups each map copied stays small.
+// The Session actor places new tasks in its first group with room, finds a task by asking its
+// groups and sends its events straight to the task's actor (a group forwarding them would add an
+// event and a send to every one); a group only spawns and stops its task actors — a task that
+// ended (its final state) on the done event XState sends the group, with no event of its own.
+// The group listens to each task actor it spawns for the wake the task reports (`task.wake`) and
+// hands it to the runtime, whose timer keys the task by it.
+import { type ActorRefFrom, assign, enqueueActions, setup } from 'xstate';
+import type { TaskRow } from '../src/domain/tasks/types.ts';
+import type { SupervisorRuntime } from './events.ts';
+import { type TaskMachine, taskLogic } from './taskMachine.ts';
 
 /** The most task actors one group holds. */
 export const TASK_GROUP_SIZE = 64;
+
+/** A task group's input: the rows of its first task actors, and the runtime their wakes go to. */
+export interface TaskGroupInput {
+  readonly rows: readonly TaskRow[];
+  readonly runtime?: SupervisorRuntime | undefined;
+}
+
+/** What a task group keeps: the runtime its task actors' wakes go to (absent in a machine tested on its own). */
+export interface TaskGroupContext {
+  readonly runtime: SupervisorRuntime | undefined;
+}
+
+/** Hands the wakes `task` reports to `runtime`. */
+function listen(task: ActorRefFrom<TaskMachine>, runtime: SupervisorRuntime | undefined): void {
+  if (runtime !== undefined) task.on('task.wake', (wake) => runtime.taskWake(wake));
+}
 
 export type TaskGroupEvent =
   /** Spawns task actors for these rows. */
@@ -21,15 +40,18 @@ export type TaskGroupEvent =
 
 export const taskGroupMachine = setup({
   types: {
-    input: {} as { readonly rows: readonly TaskRow[] },
+    context: {} as TaskGroupContext,
+    input: {} as TaskGroupInput,
     events: {} as TaskGroupEvent,
   },
   actors: {
     task: taskLogic,
   },
   actions: {
-    spawnTasks: assign(({ event, spawn }) => {
-      if (event.type === 'tasks.spawn') for (const row of event.rows) spawn('task', { id: row.record.id, input: { row } });
+    spawnTasks: assign(({ context, event, spawn }) => {
+      if (event.type === 'tasks.spawn') {
+        for (const row of event.rows) listen(spawn('task', { id: row.record.id, input: { row } }), context.runtime);
+      }
       return {};
     }),
     stopTasks: enqueueActions(({ enqueue, event, self }) => {
@@ -37,12 +59,17 @@ export const taskGroupMachine = setup({
       const children = self.getSnapshot().children as Record<string, unknown>;
       for (const id of event.ids) if (children[id] !== undefined) enqueue.stopChild(id);
     }),
+    /** A task reached its final state (`inactive`): its actor leaves the group. */
+    stopEnded: enqueueActions(({ enqueue, event, self }) => {
+      const id = (event as { readonly actorId?: unknown }).actorId;
+      if (typeof id === 'string' && (self.getSnapshot().children as Record<string, unknown>)[id] !== undefined) enqueue.stopChild(id);
+    }),
   },
 }).createMachine({
   id: 'taskGroup',
   context: ({ input, spawn }) => {
-    for (const row of input.rows) spawn('task', { id: row.record.id, input: { row } });
-    return {};
+    for (const row of input.rows) listen(spawn('task', { id: row.record.id, input: { row } }), input.runtime);
+    return { runtime: input.runtime };
   },
   initial: 'holding',
   states: {
@@ -51,6 +78,7 @@ export const taskGroupMachine = setup({
       on: {
         'tasks.spawn': { actions: 'spawnTasks' },
         'tasks.stop': { actions: 'stopTasks' },
+        'xstate.done.actor.*': { actions: 'stopEnded' },
       },
     },
   },

@@ -3,7 +3,7 @@
 // Read by the Session actor's actions and, through snapshots only, by whoever looks a task up
 // (the runtime reads a task's state and retry status this way; nothing mirrors them).
 import type { ActorRefFrom } from 'xstate';
-import type { TaskRow } from '../src/domain/types.ts';
+import type { TaskRow } from '../src/domain/tasks/types.ts';
 import { TASK_GROUP_SIZE, type TaskGroupEvent, type TaskGroupMachine } from './taskGroupMachine.ts';
 import type { TaskMachine } from './taskMachine.ts';
 

@@ -9,13 +9,26 @@
 // the actor took it (the slot runner's failure write), so a restored actor starts with the
 // failure it had and counts its attempts on; its backoff starts over, and — like every restored
 // task — a due one is tried again at once. Time enters only as events carrying `now`: no delayed
-// transitions, so a restored actor needs nothing re-armed.
+// transitions, so a restored actor needs nothing re-armed. The actor tells the timer's owner when
+// it next wants a tick: it emits its wake (`task.wake`: its due instant, its next retry, or parked)
+// whenever a failed attempt, a retry now, or a committed edit or delivery of a failing task changes
+// it, and when a tick did not find a parked or overdue task due — so the timer keys a task by what
+// its actor reported and never reads the actor back.
 import { setup } from 'xstate';
-import { isDueAt } from '../src/domain/due.ts';
-import { instantMs } from '../src/domain/instant.ts';
-import { type AttemptFailure, afterFailure, type RetryState, withoutRetry } from '../src/domain/retry.ts';
-import type { TaskRow } from '../src/domain/types.ts';
-import { type ContextPatch, flatMachineLogic, machineGuards, machineUpdates } from './flatLogic.ts';
+import { type AttemptFailure, afterFailure, type RetryState, withoutRetry } from '../src/domain/tasks/retry.ts';
+import type { TaskRow } from '../src/domain/tasks/types.ts';
+import { dueAtMs, isDueAt } from '../src/domain/time/due.ts';
+import { instantMs } from '../src/domain/time/instant.ts';
+import type { TaskWake } from './events.ts';
+import {
+  type ContextPatch,
+  type EffectArgs,
+  flatMachineLogic,
+  machineEffects,
+  machineGuards,
+  machineUpdates,
+  type Outbox,
+} from './flatLogic.ts';
 
 /**
  * A task actor's context: its committed row — with the failure status of its latest failed
@@ -104,24 +117,91 @@ const taskGuards = {
     event.type === 'delivery.failed' && event.failure.stage === 'commit' && event.failure.retry === false,
 };
 
+/** The wake of a task that waits for its due instant (none while paused with nothing to run). */
+const dueWake = (context: TaskContext): TaskWake => ({
+  type: 'task.wake',
+  id: context.record.id,
+  waits: 'due',
+  at: dueAtMs(context),
+  failure: context.failure,
+});
+
+/**
+ * The wake of a retrying task: for a receipt waiting for its write, its next retry (the write's,
+ * whatever its target); otherwise the first tick at which `retryDue` holds, its next retry once it
+ * is due.
+ */
+const retryWake = (context: TaskContext): TaskWake => {
+  const retry = nextRetryMs(context);
+  const due = context.failure?.stage === 'commit' ? retry : dueAtMs(context);
+  const at = retry === undefined || due === undefined ? undefined : Math.max(retry, due);
+  return { type: 'task.wake', id: context.record.id, waits: 'retry', at, failure: context.failure };
+};
+
+/** The wake of a parked task: no time, an unrelated wake tries it again. */
+const parkedWake = (context: TaskContext): TaskWake => ({
+  type: 'task.wake',
+  id: context.record.id,
+  waits: 'parked',
+  at: undefined,
+  failure: context.failure,
+});
+
 /** The task machine's actions, as plain updates of the context. */
 const taskUpdates = {
-  /** Takes the committed row of an edit as the context; the backoff is forgotten. */
-  storeRow: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
-    'row' in event ? editedContext(context, event.row) : {},
   /** Takes the committed row of an edit as the context, keeping the retry state. */
   storeEditedRow: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
     'row' in event ? committedRow(context, event.row) : {},
-  /** Takes the committed row of a delivery as the context; the failure is cleared. */
-  storeDelivered: (_context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
-    'row' in event
-      ? { pausedAt: undefined, pauseNote: undefined, triggeredAt: undefined, ...event.row, failure: undefined, retries: undefined }
-      : {},
   /** Counts one more failed attempt and sets the next retry (none when parked). */
   recordFailure: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
     event.type === 'delivery.failed' ? afterFailure(context, event.failure, event.now) : {},
   /** Forgets the backoff: the task is tried again at once. */
   forgetRetry: (context: TaskContext): ContextPatch<TaskContext> => ({ failure: withoutRetry(context.failure), retries: undefined }),
+};
+
+type TaskArgs = EffectArgs<TaskContext, TaskEvent>;
+
+/** The task machine's actions that report its wake (emit `task.wake`), updating the context or not. */
+const taskEffects = {
+  /**
+   * Takes the committed row of an edit as the context; the backoff is forgotten. A task carrying a
+   * failure status reports its wake: its due instant, its failure status without a next retry.
+   */
+  storeRow: ({ context, event }: TaskArgs, outbox: Outbox): ContextPatch<TaskContext> | undefined => {
+    if (!('row' in event)) return undefined;
+    const next = editedContext(context, event.row);
+    if (context.failure !== undefined) outbox.emit(dueWake({ ...context, ...next } as TaskContext));
+    return next;
+  },
+  /** Takes the committed row of a delivery as the context; a failure status is cleared, and the wake reported. */
+  storeDelivered: ({ context, event }: TaskArgs, outbox: Outbox): ContextPatch<TaskContext> | undefined => {
+    if (!('row' in event)) return undefined;
+    const next: ContextPatch<TaskContext> = {
+      pausedAt: undefined,
+      pauseNote: undefined,
+      triggeredAt: undefined,
+      ...event.row,
+      failure: undefined,
+      retries: undefined,
+    };
+    if (context.failure !== undefined) outbox.emit(dueWake({ ...context, ...next } as TaskContext));
+    return next;
+  },
+  /** Reports that the task waits for its due instant. */
+  reportDue: ({ context }: TaskArgs, outbox: Outbox): undefined => {
+    outbox.emit(dueWake(context));
+    return undefined;
+  },
+  /** Reports that the task waits for its next retry. */
+  reportRetry: ({ context }: TaskArgs, outbox: Outbox): undefined => {
+    outbox.emit(retryWake(context));
+    return undefined;
+  },
+  /** Reports that the task is parked. */
+  reportParked: ({ context }: TaskArgs, outbox: Outbox): undefined => {
+    outbox.emit(parkedWake(context));
+    return undefined;
+  },
 };
 
 /** Where a committed delivery leaves the task: ended, due again, paused or scheduled. */
@@ -143,20 +223,34 @@ const afterEdit = [
   { target: 'scheduled', actions: 'storeRow' },
 ] as const;
 
-/** Where another failure leaves a task that is waiting to be retried (its receipt's write failed again). */
-const afterRefailure = [
-  { guard: 'parks', target: 'parked', actions: 'recordFailure' },
-  { target: 'retrying', actions: 'recordFailure' },
-] as const;
+/**
+ * What a failed task (`retrying` or `parked`, which `report` reports) takes besides its tick: a
+ * retry now, an edit, and the commit or the failure of its receipt's retried write.
+ */
+const whileFailed = <R extends 'reportRetry' | 'reportParked'>(report: R) =>
+  ({
+    'delivery.retry': [{ guard: 'isDue', target: 'overdue', actions: ['forgetRetry', 'reportDue'] }, { actions: ['forgetRetry', report] }],
+    'task.updated': afterEdit,
+    // A receipt acknowledged before the failed write: its retried write commits or fails.
+    'delivery.committed': afterCommit,
+    'delivery.failed': [
+      { guard: 'parks', target: 'parked', actions: ['recordFailure', 'reportParked'] },
+      { target: 'retrying', actions: ['recordFailure', 'reportRetry'] },
+    ],
+  }) as const;
 
 export const taskMachine = setup({
   types: {
     context: {} as TaskContext,
     input: {} as TaskInput,
     events: {} as TaskEvent,
+    emitted: {} as TaskWake,
   },
   guards: machineGuards<TaskContext, TaskEvent, typeof taskGuards>(taskGuards),
-  actions: machineUpdates<TaskContext, TaskEvent, typeof taskUpdates>(taskUpdates),
+  actions: {
+    ...machineUpdates<TaskContext, TaskEvent, typeof taskUpdates>(taskUpdates),
+    ...machineEffects<TaskContext, TaskEvent, typeof taskEffects, TaskWake>(taskEffects),
+  },
 }).createMachine({
   id: 'task',
   context: ({ input }) => input.row,
@@ -192,8 +286,8 @@ export const taskMachine = setup({
       on: {
         'delivery.start': { target: 'delivering' },
         'clock.tick': [
-          { guard: 'notDueButPaused', target: 'paused' },
-          { guard: 'notDue', target: 'scheduled' },
+          { guard: 'notDueButPaused', target: 'paused', actions: 'reportDue' },
+          { guard: 'notDue', target: 'scheduled', actions: 'reportDue' },
         ],
         'task.updated': [
           { guard: 'rowIsDue', actions: 'storeRow' },
@@ -208,36 +302,29 @@ export const taskMachine = setup({
         'delivery.committed': afterCommit,
         'delivery.failed': [
           // A receipt whose write failed waits for the write's retry, whatever its target.
-          { guard: 'receiptFailedAndParks', target: 'parked', actions: 'recordFailure' },
-          { guard: 'receiptFailed', target: 'retrying', actions: 'recordFailure' },
-          { guard: 'dueAndParks', target: 'parked', actions: 'recordFailure' },
-          { guard: 'isDue', target: 'retrying', actions: 'recordFailure' },
-          { guard: 'isPaused', target: 'paused' },
-          { target: 'scheduled' },
+          { guard: 'receiptFailedAndParks', target: 'parked', actions: ['recordFailure', 'reportParked'] },
+          { guard: 'receiptFailed', target: 'retrying', actions: ['recordFailure', 'reportRetry'] },
+          { guard: 'dueAndParks', target: 'parked', actions: ['recordFailure', 'reportParked'] },
+          { guard: 'isDue', target: 'retrying', actions: ['recordFailure', 'reportRetry'] },
+          // An edit landed during the attempt: the task waits for its (new) target.
+          { guard: 'isPaused', target: 'paused', actions: 'reportDue' },
+          { target: 'scheduled', actions: 'reportDue' },
         ],
         'task.updated': { actions: 'storeRow' },
       },
     },
     retrying: {
       description: 'The latest attempt failed; a tick at failure.nextRetryAt makes the task overdue again.',
-      on: {
-        'clock.tick': { guard: 'retryDue', target: 'overdue' },
-        'delivery.retry': [{ guard: 'isDue', target: 'overdue', actions: 'forgetRetry' }, { actions: 'forgetRetry' }],
-        'task.updated': afterEdit,
-        // A receipt acknowledged before the failed write: its retried write commits or fails.
-        'delivery.committed': afterCommit,
-        'delivery.failed': afterRefailure,
-      },
+      // Its key is the first instant `retryDue` holds: a tick never finds it early.
+      on: { 'clock.tick': { guard: 'retryDue', target: 'overdue' }, ...whileFailed('reportRetry') },
     },
     parked: {
       description:
         'The latest attempt failed and is not retried on a timer: an unrelated wake, a run now, an edit or a restart tries it again.',
       on: {
-        'clock.tick': { guard: 'isDue', target: 'overdue' },
-        'delivery.retry': [{ guard: 'isDue', target: 'overdue', actions: 'forgetRetry' }, { actions: 'forgetRetry' }],
-        'task.updated': afterEdit,
-        'delivery.committed': afterCommit,
-        'delivery.failed': afterRefailure,
+        // Any wake hands it out: one that does not find it due (the clock stepped back) leaves it parked, reported again.
+        'clock.tick': [{ guard: 'isDue', target: 'overdue' }, { actions: 'reportParked' }],
+        ...whileFailed('reportParked'),
       },
     },
     inactive: {
@@ -251,7 +338,7 @@ export type TaskMachine = typeof taskMachine;
 
 /**
  * The logic spawned for every task: the task machine run by `flatMachineLogic` — the same states,
- * transitions, guards and updates, and the same snapshots, at a tenth of the cost per event of
+ * transitions, guards and updates, and the same snapshots, without the per-event work of
  * XState's general algorithm (`machines/flatLogic.ts`).
  */
-export const taskLogic: TaskMachine = flatMachineLogic(taskMachine, { guards: taskGuards, updates: taskUpdates });
+export const taskLogic: TaskMachine = flatMachineLogic(taskMachine, { guards: taskGuards, updates: taskUpdates, effects: taskEffects });

@@ -28,20 +28,41 @@ export {
 export { type JsonFileStorageOptions, jsonFileStorage } from './adapters/jsonFileStorage.ts';
 export { memoryStorage } from './adapters/memoryStorage.ts';
 export { systemClock } from './adapters/systemClock.ts';
-// Time rules, usable on their own
-export { canonicalizeCron, isCanonicalCron } from './domain/cron/index.ts';
+export { MAX_PROMPT_LENGTH, MAX_TITLE_LENGTH } from './domain/args/fields.ts';
+export type {
+  BulkReanchorRequest,
+  BulkRequest,
+  HistoryRequest,
+  PauseRequest,
+  RemoteUpdateRequest,
+  SessionRef,
+  TaskRef,
+} from './domain/args/remoteRequests.ts';
+export { parseTimingSelector } from './domain/args/selectors.ts';
 // Records, views and errors
 export { ERROR_CODES, type ErrorCode, type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from './domain/errors.ts';
-export { MAX_PROMPT_LENGTH, MAX_TITLE_LENGTH } from './domain/fields.ts';
-export type { HistoryPage } from './domain/historyPage.ts';
-export { type PreviewOccurrence, previewOccurrences } from './domain/preview.ts';
-export { ruleFromRecord } from './domain/records.ts';
-export { firstTarget, latestOccurrence, nextTargetAfter } from './domain/recurrence.ts';
-export { parseTimingSelector } from './domain/selectors.ts';
+export type { CatalogFilter, CatalogPage, CatalogRequest, CatalogSort, CatalogStatusFilter } from './domain/reads/catalogPage.ts';
+export type { DriftPage, DriftRequest } from './domain/reads/driftPage.ts';
+export type { HistoryPage } from './domain/reads/historyPage.ts';
+export { type PreviewOccurrence, previewOccurrences } from './domain/reads/preview.ts';
+// What each tool answers (`callTool` is typed per tool name)
+export type {
+  ArchiveActivity,
+  BulkReanchorResult,
+  DeleteResult,
+  TaskDeleted,
+  TaskNotDeleted,
+  ToolFailure,
+  ToolResult,
+  ToolResults,
+} from './domain/reads/replies.ts';
+export type { CountsRequest, ScheduleCounts, StateCounts } from './domain/reads/stateCounts.ts';
+// The remote namespace's requests and archive admission's answer
+export type { BulkAction, BulkResult, BulkSkip } from './domain/tasks/bulk.ts';
+export { ruleFromRecord } from './domain/tasks/records.ts';
 // The service
 /** The shard (0–255) of a Session in a cluster: FNV-1a of its id modulo 256 (docs/cluster.md). */
-export { sessionShard as shardOf } from './domain/sessionShard.ts';
-export { canonicalTimeZone } from './domain/timeZone.ts';
+export { shardOf } from './domain/tasks/sessionShard.ts';
 export type {
   AfterRecord,
   AtRecord,
@@ -59,7 +80,12 @@ export type {
   TaskRow,
   TaskStatus,
   WeeklyRecord,
-} from './domain/types.ts';
+} from './domain/tasks/types.ts';
+// Time rules, usable on their own
+export { canonicalizeCron, isCanonicalCron } from './domain/time/cron/index.ts';
+export type { DriftEntry, DriftReport } from './domain/time/drift.ts';
+export { firstTarget, latestOccurrence, nextTargetAfter } from './domain/time/recurrence.ts';
+export { canonicalTimeZone } from './domain/time/timeZone.ts';
 // The live inspector (the service's `inspect` option)
 export {
   createScheduleInspector,
@@ -108,33 +134,6 @@ export type {
   SessionController,
   StoredDomain,
 } from './ports.ts';
-// The remote namespace's requests and archive admission's answer
-export type {
-  ArchiveActivity,
-  BulkAction,
-  BulkReanchorRequest,
-  BulkReanchorResult,
-  BulkRequest,
-  BulkResult,
-  BulkSkip,
-  CatalogFilter,
-  CatalogPage,
-  CatalogRequest,
-  CatalogSort,
-  CatalogStatusFilter,
-  CountsRequest,
-  DriftEntry,
-  DriftPage,
-  DriftReport,
-  DriftRequest,
-  HistoryRequest,
-  PauseRequest,
-  RemoteUpdateRequest,
-  ScheduleCounts,
-  SessionRef,
-  StateCounts,
-  TaskRef,
-} from './remote/types.ts';
 export type { RetryPolicy, ScheduleConfig } from './runtime/config.ts';
 export type { LegacyNote } from './runtime/legacyNote.ts';
 // The supervisor as actor logic, for a Host built on XState
@@ -161,5 +160,3 @@ export {
   toolDefinitionsFor,
 } from './tools/formats.ts';
 export type { JsonObjectSchema, JsonSchema, JsonSchemaType, JsonStrictObjectSchema } from './tools/jsonSchema.ts';
-// What each tool answers (`callTool` is typed per tool name)
-export type { DeleteResult, TaskDeleted, TaskNotDeleted, ToolFailure, ToolResult, ToolResults } from './tools/results.ts';

@@ -3,10 +3,8 @@
 // (docs/operations.md). Adapters in src/adapters/ implement the clock and storage; the Host
 // implements the Session controller and, if it keeps metrics, the metrics port.
 import type { ReplyValue, ScheduleCall } from '../machines/replies.ts';
-import type { StepReport } from './adapters/postgres/shardKeeper.ts';
-import type { ClusterTopology } from './cluster/clusterRows.ts';
-import type { CallRef, RememberedCall } from './domain/rememberedCalls.ts';
-import type { FailureStage, TaskRow } from './domain/types.ts';
+import type { CallRef, RememberedCall } from './domain/tasks/rememberedCalls.ts';
+import type { FailureStage, TaskRow } from './domain/tasks/types.ts';
 import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
 import type { ScheduleConfig } from './runtime/config.ts';
 
@@ -142,6 +140,48 @@ export interface ClusterMembership {
   readonly hostId: string;
   /** Joins: takes this Host's share of the shards and answers calls for any Session. */
   join(ports: MemberPorts): Promise<JoinedCluster>;
+}
+
+/** One live Host of the cluster, as `cluster_hosts` has it. */
+export interface ClusterMember {
+  readonly hostId: string;
+  /** When its current membership began (canonical UTC). */
+  readonly startedAt: string;
+  /** When its membership lapses unless it heartbeats again. */
+  readonly expiresAt: string;
+}
+
+/** One shard's lease, as `shard_leases` has it. */
+export interface ShardOwnership {
+  readonly shard: number;
+  /** The Host holding the lease, or null while it is free or expired. */
+  readonly owner: string | null;
+  readonly epoch: number;
+  /** When the lease lapses (null for a shard never leased). */
+  readonly expiresAt: string | null;
+}
+
+/** Who holds what, read in one statement. */
+export interface ClusterTopology {
+  /** The database's clock when it was read. */
+  readonly now: string;
+  /** The live Hosts, oldest membership first. */
+  readonly hosts: ClusterMember[];
+  /** The 256 shards in order; `owner` is null for a shard whose lease is free or expired. */
+  readonly shards: ShardOwnership[];
+}
+
+/** What one step of the shard keeper did (`JoinedCluster.step`). */
+export interface StepReport {
+  /** Live Hosts the heartbeat saw (0 when it failed). */
+  readonly liveHosts: number;
+  /** The shards this Host should hold (0 when the heartbeat failed). */
+  readonly share: number;
+  readonly acquired: readonly number[];
+  readonly released: readonly number[];
+  readonly lost: readonly number[];
+  /** The failure that ended the step early, if one did. */
+  readonly error?: unknown;
 }
 
 /** One Host's part of a cluster, once joined. */

@@ -5,39 +5,34 @@
 // here is the map from request id to the promise's resolvers (and the close in progress).
 import { type Actor, createActor, waitFor } from 'xstate';
 import type { ReplyOf, ReplyValue, ScheduleCall, ScheduleReplyEvent, SupervisorRuntime } from '../machines/events.ts';
-import { MAX_SESSION_ID_LENGTH } from './domain/codec/index.ts';
-import { ScheduleError } from './domain/errors.ts';
-import type { HistoryPage } from './domain/historyPage.ts';
-import type { CatalogEntry, ScheduleView } from './domain/types.ts';
-import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
-import type { ClusterMembership, JoinedCluster, Logger, ScheduleHealth } from './ports.ts';
 import type {
-  ArchiveActivity,
   BulkReanchorRequest,
-  BulkReanchorResult,
   BulkRequest,
-  BulkResult,
-  CatalogPage,
-  CatalogRequest,
-  CountsRequest,
-  DriftPage,
-  DriftReport,
-  DriftRequest,
   HistoryRequest,
   PauseRequest,
   RemoteCallOptions,
   RemoteUpdateRequest,
-  ScheduleCounts,
   SessionRef,
   TaskRef,
-} from './remote/types.ts';
+} from './domain/args/remoteRequests.ts';
+import { MAX_SESSION_ID_LENGTH } from './domain/codec/index.ts';
+import { ScheduleError } from './domain/errors.ts';
+import type { CatalogPage, CatalogRequest } from './domain/reads/catalogPage.ts';
+import type { DriftPage, DriftRequest } from './domain/reads/driftPage.ts';
+import type { HistoryPage } from './domain/reads/historyPage.ts';
+import type { ArchiveActivity, BulkReanchorResult, DeleteResult, ToolFailure, ToolResult } from './domain/reads/replies.ts';
+import type { CountsRequest, ScheduleCounts } from './domain/reads/stateCounts.ts';
+import type { BulkResult } from './domain/tasks/bulk.ts';
+import type { CatalogEntry, ScheduleView } from './domain/tasks/types.ts';
+import type { DriftReport } from './domain/time/drift.ts';
+import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
+import type { ClusterMembership, JoinedCluster, Logger, ScheduleHealth } from './ports.ts';
 import { resolveConfig } from './runtime/config.ts';
 import { type LegacyNote, noteLegacySession } from './runtime/legacyNote.ts';
-import { scheduleSupervisor } from './runtime/scheduleSupervisor.ts';
 import { consoleLogger, isSupervisorInput, type ScheduleSupervisorInput } from './runtime/supervisorInput.ts';
+import { scheduleSupervisor } from './supervisor.ts';
 import { argumentsForFormat, callFormatError, type ToolCallOptions } from './tools/callFormat.ts';
 import { TOOL_DEFINITIONS, type ToolDefinition } from './tools/definitions.ts';
-import type { DeleteResult, ToolFailure, ToolResult } from './tools/results.ts';
 
 /** The supervisor's input, plus the inspector. */
 export interface ScheduleServiceOptions extends ScheduleSupervisorInput {

@@ -25,11 +25,17 @@ describe('committed visualizations', () => {
     expect(stale).toEqual([]);
   });
 
-  it('every statechart the project README embeds is the current one', () => {
-    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
-    const charts = [...readme.matchAll(/```mermaid\n(stateDiagram-v2\n[\s\S]*?)```/g)].map((m) => m[1]);
+  it('every statechart the README and docs/ embed is the current one', () => {
+    const root = new URL('../', import.meta.url);
+    const docs = readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md'));
+    const pages = ['README.md', ...docs.map((name) => `docs/${name}`)];
     const current = new Set(files.filter((f) => f.path.endsWith('.mmd')).map((f) => f.content));
-    for (const chart of charts) expect(current.has(chart ?? ''), `README.md embeds a stale diagram:\n${chart}`).toBe(true);
+    for (const page of pages) {
+      const text = readFileSync(fileURLToPath(new URL(page, root)), 'utf8');
+      for (const [, chart = ''] of text.matchAll(/```mermaid\n(stateDiagram-v2\n[\s\S]*?)```/g)) {
+        expect(current.has(chart), `${page} embeds a stale diagram:\n${chart}`).toBe(true);
+      }
+    }
   });
 
   it('generation is deterministic', () => {

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
-import { ruleFromRecord } from '../../src/domain/records.ts';
-import { wallClockFirings } from '../../src/domain/recurrence.ts';
-import type { DeliveryFailure, ScheduleRecord, TaskRow, WallClockRule } from '../../src/domain/types.ts';
+import { ruleFromRecord } from '../../src/domain/tasks/records.ts';
+import type { DeliveryFailure, ScheduleRecord, TaskRow, WallClockRule } from '../../src/domain/tasks/types.ts';
+import { wallClockFirings } from '../../src/domain/time/recurrence.ts';
 
 /** The Host's test clock: every target lies after it. */
 export const CLI_BENCH_CLOCK = '2030-06-01T00:00:00.000Z';

@@ -4,7 +4,7 @@
 // have settled.
 import pg from 'pg';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 
 /** The database the benchmark runs on (`CLUSTER_BENCH_URL` overrides). */
 export const BENCH_URL = process.env.CLUSTER_BENCH_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -14,8 +14,8 @@ import { closeHostChild, type HostChild, startHostChild } from './clusterProcess
 export const SIM_START = Date.parse('2030-01-01T08:00:00.000Z');
 
 /**
- * The lease of the cluster cases that kill nothing: the default. (With 4000 ms, the 1-Host burst
- * of part 2 lost its own leases while its renewals waited for the pool behind the deliveries' commits.)
+ * The lease of the cluster cases that kill nothing: the default. (A shorter lease can run out in
+ * the 1-Host burst of part 2, while its renewals wait for the pool behind the deliveries' commits.)
  */
 export const LEASE_MS = DEFAULT_LEASE_MS;
 

@@ -3,8 +3,8 @@
 // creating tasks later never reuses one), and Session ids that fall in a chosen shard.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 
 /**
  * Rows of one kind — one-shots (`at`) or hourly (`every`) — task i in Session `<prefix><i mod sessions>`,

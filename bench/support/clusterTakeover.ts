@@ -7,7 +7,7 @@
 // kill until every shard the dead Host held is owned by a live Host (polling shard_leases), and
 // until that reminder has been delivered into its Session by the Host that took the shard over.
 import type pg from 'pg';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import { realNow } from '../../test/reliability/acceleratedClock.ts';
 import { envNumber } from './benchEnv.ts';
 import { liveOwners, waitSettled } from './clusterDb.ts';

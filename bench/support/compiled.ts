@@ -1,8 +1,8 @@
 // The benchmarks run as JavaScript compiled by TypeScript, the same compiler and options that
 // build dist/ — the code a Host runs — and not as sources through tsx. tsx's transform keeps
 // function names by wrapping every function it defines in a naming call (esbuild's `keepNames`),
-// closures made inside hot loops included, which no shipped build does (the delivery burst ran
-// 3–32% slower that way, BENCHMARKS.md).
+// closures made inside hot loops included, which no shipped build does and which slows the very
+// paths the benchmarks time.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

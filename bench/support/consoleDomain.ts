@@ -12,9 +12,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
-import { ruleFromRecord } from '../../src/domain/records.ts';
-import { wallClockFirings } from '../../src/domain/recurrence.ts';
-import type { ScheduleRecord, TaskRow, WallClockRule } from '../../src/domain/types.ts';
+import { ruleFromRecord } from '../../src/domain/tasks/records.ts';
+import type { ScheduleRecord, TaskRow, WallClockRule } from '../../src/domain/tasks/types.ts';
+import { wallClockFirings } from '../../src/domain/time/recurrence.ts';
 
 /** The topics of the titles: a search for one matches about an eighth of the tasks. */
 export const TOPICS = [

@@ -1,5 +1,5 @@
 // What fresh memory costs on this machine. When the heap grows, the kernel maps each new page on
-// its first touch (a minor page fault); on a virtual machine that can cost ten times what it costs
+// its first touch (a minor page fault); on a virtual machine that can cost far more than it costs
 // on bare hardware, and a benchmark whose heap grows pays it while a loop over one actor does not.
 // The benchmarks count the faults of what they measure and price one fault beside them.
 

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { envNumber } from './benchEnv.ts';
 import { adminPool, BENCH_URL, benchSchema, dropSchemas } from './clusterDb.ts';
 import { seedRows } from './clusterSeed.ts';

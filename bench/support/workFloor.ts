@@ -7,9 +7,9 @@
 
 import type { DeliveryOutcome } from '../../machines/events.ts';
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
-import { applyDelivery } from '../../src/domain/deliveryRow.ts';
-import { DEFAULT_RETENTION } from '../../src/domain/retention.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import { applyDelivery } from '../../src/domain/tasks/deliveryRow.ts';
+import { DEFAULT_RETENTION } from '../../src/domain/tasks/retention.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { deliverBatch } from '../../src/runtime/deliveryAttempt.ts';
 import { Limiter } from '../../src/runtime/limiter.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
@@ -19,7 +19,7 @@ export interface WorkOptions {
   readonly document: unknown;
   /** The instant the rows are due. */
   readonly at: string;
-  /** Sessions whose deliveries share one commit (the burst commits about ten at a time). */
+  /** Sessions whose deliveries share one commit (as many as the measured burst put in each of its commits). */
   readonly sessionsPerCommit: number;
   /** The concurrent `resolveAgent` calls allowed, as the service's configuration allows them. */
   readonly restores: number;

@@ -1,7 +1,7 @@
 // The Vercel AI SDK: each tool with its JSON Schema through `jsonSchema()`, validated by Ajv
 // before the SDK runs it, executed in the calling Session under the SDK's `toolCallId` (a call
 // run again answers its first answer). Works with any provider the SDK supports. (Compiled by the
-// typecheck; shown in README.)
+// typecheck; shown in docs/models.md.)
 
 import { type ScheduleService, toolDefinitionsFor } from 'agent-schedule';
 import { type JSONSchema7, jsonSchema, type ToolSet, tool } from 'ai';

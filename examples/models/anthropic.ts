@@ -1,7 +1,7 @@
 // Claude through Anthropic's Messages API: offer the tools in Anthropic's shape and run each
 // tool_use block in the calling Session, under the block's id: a turn that is sent again after a
 // timeout repeats its calls, and a repeated call answers its first answer instead of acting twice.
-// (Compiled by the typecheck; shown in README.)
+// (Compiled by the typecheck; shown in docs/models.md.)
 import Anthropic from '@anthropic-ai/sdk';
 import { type ScheduleService, toolDefinitionsFor } from 'agent-schedule';
 

@@ -2,7 +2,7 @@
 // model sends null for the unused ones, and `format: 'openai-strict'` reads those as absent. For
 // strict: false, offer toolDefinitionsFor('openai') and leave the option out; for Chat
 // Completions, toolDefinitionsFor('openai-chat'). Each call runs under its `call_id`, so a call the
-// model sends again answers its first answer. (Compiled by the typecheck; shown in README.)
+// model sends again answers its first answer. (Compiled by the typecheck; shown in docs/models.md.)
 
 import { type ScheduleService, toolDefinitionsFor } from 'agent-schedule';
 import OpenAI from 'openai';

@@ -15,7 +15,7 @@
 // writes only if every lease named since the last flush is still the Host's at its epoch, checked
 // in its own transaction (postgresTranscripts.ts), so a replica that stalled after its followup
 // and lost the shard meanwhile writes nothing and the flush rejects.
-import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import type { SqlPool } from '../../src/entries/postgres.ts';
 import type { FollowupLease, ScheduleAgent } from '../../src/index.ts';
 import { flushLines } from './demoAgent.ts';
 import type { FileSessions } from './fileSessions.ts';

@@ -9,10 +9,9 @@
 // the replica that delivered it. An append of reminders a cluster Host took under a shard lease is
 // fenced like the schedule's commits: its transaction first locks and checks the lease rows
 // (`checkFence`), so a Host that lost the lease meanwhile, however long it stalled, writes nothing.
-import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { guardedPool, isConnectionFailure } from '../../src/adapters/postgres/driver.ts';
-import { checkFence } from '../../src/adapters/postgres/fence.ts';
-import { migrate, quoteSchema } from '../../src/adapters/postgres/migrations.ts';
+import { guardedPool } from '../../src/adapters/postgres/driver.ts';
+import { quoteSchema } from '../../src/adapters/postgres/migrations.ts';
+import { checkFence, isConnectionFailure, migrate, type SqlClient, type SqlPool } from '../../src/entries/postgres.ts';
 import type { FollowupLease } from '../../src/index.ts';
 import type { TranscriptLine } from './transcript.ts';
 

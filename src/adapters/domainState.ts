@@ -3,6 +3,8 @@
 // (every put must encode to a row the strict decoder accepts), and the application of a batch —
 // including a replayed journal line's delivery deltas, each onto the row held at that point.
 // Adapters change this view only after the batch holding the change is durable.
+
+import { isValidId } from '../domain/args/fields.ts';
 import { decodeCallRefs, decodeRememberedCalls, encodeCallRef, encodeRememberedCall } from '../domain/codec/calls.ts';
 import {
   applyDeliveryDelta,
@@ -16,9 +18,8 @@ import {
 } from '../domain/codec/index.ts';
 import { corrupt, type Place, type Where } from '../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
-import { isValidId } from '../domain/fields.ts';
-import { type CallRef, callKey, type RememberedCall } from '../domain/rememberedCalls.ts';
-import type { TaskRow } from '../domain/types.ts';
+import { type CallRef, callKey, type RememberedCall } from '../domain/tasks/rememberedCalls.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 import type { CommitBatch } from '../ports.ts';
 
 /** A batch checked and normalised for writing. */

@@ -7,22 +7,21 @@
 //
 // A delivery commit is written as a delta of the row it applies to (codec/delta.ts), which must
 // be replayed onto exactly that row, once. So the journal names the document it continues: the
-// first line of a journal this version starts carries `"document":"sha256-…"` (the hash of
+// first line of a new journal carries `"document":"sha256-…"` (the hash of
 // schedule.json's bytes) after its version, and a compaction appends `{"version":1,"folded":"sha256-…"}`
 // (the new document's hash) just before it renames the new document into place. At open the lines
 // after the last fold line naming the current document are replayed (a crash between that rename
 // and the emptying of the journal leaves lines the document already holds), or all of them when
 // none does; a first line naming another document than schedule.json, with no such fold line, is
 // `corrupt_schedule_log` (schedule.json was replaced under its journal). A journal whose first
-// line names no document
-// was written by an older version: it holds whole rows only and is replayed as before, and
+// line names no document (an older version's) holds whole rows only and is replayed whole, and
 // deltas are appended only to a journal that names its document.
 import { createHash } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { type DomainBatch, decodeBatch, deliveryDeltaOf, parseJson } from '../domain/codec/index.ts';
 import { corrupt, describe, isPlainObject, readObject } from '../domain/codec/strict.ts';
 import { ScheduleError } from '../domain/errors.ts';
-import type { TaskRow } from '../domain/types.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 import { type FileHandleLike, type FileSystem, OPEN_OR_CREATE, syncDirectory, writeFully } from './fsSeam.ts';
 
 const NEWLINE = 0x0a;

@@ -14,7 +14,7 @@
 import { dirname, resolve } from 'node:path';
 import { encodeBatch, encodeDocumentChunks } from '../domain/codec/index.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
-import type { TaskRow } from '../domain/types.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../ports.ts';
 import { writeFileAtomic } from './atomicWrite.ts';
 import { type DomainState, type PreparedBatch, prepareBatch } from './domainState.ts';

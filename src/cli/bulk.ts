@@ -3,7 +3,7 @@
 // --all for every task), or tasks of one Session listed with --id. The Host applies it in batches
 // while deliveries go on, and answers how many tasks matched, how many it changed and why it
 // skipped the others; that answer is printed as one line (`paused 41 of 41`), or as JSON.
-import type { BulkResult } from '../domain/bulk.ts';
+import type { BulkResult } from '../domain/tasks/bulk.ts';
 import { type CliIo, type Command, UsageError } from './command.ts';
 import { HOST_OPTIONS_HELP, hostCommand } from './hostCommand.ts';
 

@@ -2,9 +2,9 @@
 // inactive, filtered and ordered by the Host's paged catalog (`GET /api/catalog?…`), with the
 // cursor of the next page, under the counts of tasks per state that come with every page. The
 // Host checks every filter value, so a bad one is its refusal.
-import type { CatalogPage } from '../domain/catalogPage.ts';
-import type { StateCounts } from '../domain/stateCounts.ts';
-import type { CatalogEntry } from '../domain/types.ts';
+import type { CatalogPage } from '../domain/reads/catalogPage.ts';
+import type { StateCounts } from '../domain/reads/stateCounts.ts';
+import type { CatalogEntry } from '../domain/tasks/types.ts';
 import { UsageError } from './command.ts';
 import { HOST_OPTIONS_HELP, hostCommand } from './hostCommand.ts';
 import { wholeNumber } from './parseOptions.ts';
@@ -72,7 +72,7 @@ export function formatCounts(counts: StateCounts): string {
 
 /** The counts above a page: the whole schedule's, and first the Session's when the page is of one. */
 function countLines(page: CatalogPage<CatalogEntry>, sessionId: string | undefined): string[] {
-  // A Host from before the counts answers pages without them.
+  // A Host of a version without the counts answers pages without them.
   const counts = page.counts as CatalogPage['counts'] | undefined;
   if (counts === undefined) return [];
   if (counts.session === undefined || sessionId === undefined) return [formatCounts(counts.all)];

@@ -1,6 +1,6 @@
 // `agent-schedule create`: creates a task in a Session of a running Host, exactly as the Session
 // would by calling `schedule_create`. Prints the new task (or its JSON with --json).
-import type { ScheduleView } from '../domain/types.ts';
+import type { ScheduleView } from '../domain/tasks/types.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';
 import { taskLines, viewLine } from './taskTable.ts';

@@ -2,7 +2,7 @@
 // Host's time-zone data no longer yields (the first 50 and their number unless asked for more:
 // after a zone rule change a large schedule can have tens of thousands), and moving them to
 // their rule's next occurrence.
-import type { DriftReport } from '../remote/types.ts';
+import type { DriftReport } from '../domain/time/drift.ts';
 import { UsageError } from './command.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';

@@ -5,10 +5,10 @@
 // notes of the scheduler's own preview (a skipped local time, a repeated one). Without --session
 // the task is looked up in every Session.
 
-import type { CatalogPage } from '../domain/catalogPage.ts';
-import type { HistoryPage } from '../domain/historyPage.ts';
-import { type PreviewOccurrence, previewOccurrences } from '../domain/preview.ts';
-import type { CatalogEntry, DeliveryFailure, DeliveryReceipt, Rule, ScheduleRecord } from '../domain/types.ts';
+import type { CatalogPage } from '../domain/reads/catalogPage.ts';
+import type { HistoryPage } from '../domain/reads/historyPage.ts';
+import { type PreviewOccurrence, previewOccurrences } from '../domain/reads/preview.ts';
+import type { CatalogEntry, DeliveryFailure, DeliveryReceipt, Rule, ScheduleRecord } from '../domain/tasks/types.ts';
 import { UsageError } from './command.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, notFound, required } from './hostCommand.ts';
@@ -85,8 +85,8 @@ export function nextOccurrences(record: ScheduleRecord, count: number, sinceMs?:
 
 /**
  * The task's catalog entry: from its Session when one is given, else the catalog page that the
- * filter `id` narrows to this one task (never the whole catalog, which at 100,000 tasks is tens
- * of megabytes of JSON).
+ * filter `id` narrows to this one task (never the whole catalog, whose size grows with the
+ * schedule).
  */
 async function findEntry(host: { get(path: string): Promise<unknown> }, id: string, sessionId: string | undefined): Promise<CatalogEntry> {
   if (sessionId !== undefined) return (await host.get(pathOf('api', 'sessions', sessionId, 'tasks', id))) as CatalogEntry;

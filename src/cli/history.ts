@@ -1,6 +1,6 @@
 // `agent-schedule history`: one page of a task's delivery history, newest first, with the
 // cursor for the next older page.
-import type { HistoryPage } from '../domain/historyPage.ts';
+import type { HistoryPage } from '../domain/reads/historyPage.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';
 import { wholeNumber } from './parseOptions.ts';

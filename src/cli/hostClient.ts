@@ -2,8 +2,7 @@
 // http://127.0.0.1:4319). A failure answer becomes a CliFailure carrying the Host's code and
 // message (exit 1); a Host that does not answer is `host_unreachable`. Requests go through
 // node:http (node:https for an https URL, loaded only then) rather than the global `fetch`, whose
-// first use loads undici: about a quarter of a second of start-up, more than a command's whole
-// exchange with a local Host.
+// first use loads undici: more start-up than a command's whole exchange with a local Host.
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { CliFailure } from './command.ts';
 

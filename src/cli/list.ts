@@ -1,5 +1,5 @@
 // `agent-schedule list --session <id>`: the active tasks of one Session of a running Host.
-import type { ScheduleView } from '../domain/types.ts';
+import type { ScheduleView } from '../domain/tasks/types.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';
 import { taskLines, viewLine } from './taskTable.ts';

@@ -1,13 +1,13 @@
 // `agent-schedule preview`: the next occurrences of a rule, computed by the same domain code the
 // scheduler uses, as an aligned table or as JSON. Rule values are validated like tool arguments
 // (a rejected value exits 1 with its error code); unknown or missing options are usage errors.
-import { parseAt } from '../domain/atSelector.ts';
-import { normalizeTimeOfDay, normalizeWeekdays } from '../domain/fields.ts';
-import { formatInstant, MAX_INSTANT_MS } from '../domain/instant.ts';
-import { type PreviewOccurrence, previewOccurrences } from '../domain/preview.ts';
-import { normalizeCronExpression, parseIntervalSeconds, requireTarget } from '../domain/ruleArgs.ts';
-import { normalizeTimeZone } from '../domain/timeZone.ts';
-import type { Rule } from '../domain/types.ts';
+import { parseAt } from '../domain/args/atSelector.ts';
+import { normalizeTimeOfDay, normalizeWeekdays } from '../domain/args/fields.ts';
+import { normalizeCronExpression, parseIntervalSeconds, requireTarget } from '../domain/args/ruleArgs.ts';
+import { type PreviewOccurrence, previewOccurrences } from '../domain/reads/preview.ts';
+import type { Rule } from '../domain/tasks/types.ts';
+import { formatInstant, MAX_INSTANT_MS } from '../domain/time/instant.ts';
+import { normalizeTimeZone } from '../domain/time/timeZone.ts';
 import { type CliIo, type Command, UsageError } from './command.ts';
 import { type ParsedValues, parseOptions, wholeNumber } from './parseOptions.ts';
 import { formatTable } from './table.ts';

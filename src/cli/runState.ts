@@ -3,7 +3,7 @@
 // recurring task resumed after its target passed moves to its first target after now (the
 // occurrences missed while paused are not delivered). Run now asks for one extra delivery as soon
 // as the Session can take it; its receipt says `trigger: "manual"`. Each answers the task's view.
-import type { ScheduleView } from '../domain/types.ts';
+import type { ScheduleView } from '../domain/tasks/types.ts';
 import type { HostClient } from './hostClient.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, type OptionValues, required } from './hostCommand.ts';

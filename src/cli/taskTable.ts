@@ -1,6 +1,6 @@
 // How the Host commands print tasks: one row per task with its state (active, paused, failing or
 // inactive), its next target in UTC and in the task's own zone, and its timing in words.
-import type { DeliveryFailure, ScheduleRecord, ScheduleView } from '../domain/types.ts';
+import type { DeliveryFailure, ScheduleRecord, ScheduleView } from '../domain/tasks/types.ts';
 import { formatTable } from './table.ts';
 
 /** A task as the commands print it. */

@@ -1,7 +1,7 @@
 // `agent-schedule update`: edits a task through the remote namespace. It reads the task's
 // current record and sends it as `expected`, so an edit made meanwhile by
 // someone else (or a delivery) is refused with schedule_conflict instead of being overwritten.
-import type { CatalogEntry, ScheduleView } from '../domain/types.ts';
+import type { CatalogEntry, ScheduleView } from '../domain/tasks/types.ts';
 import { UsageError } from './command.ts';
 import { pathOf } from './hostClient.ts';
 import { HOST_OPTIONS_HELP, hostCommand, required } from './hostCommand.ts';

@@ -6,12 +6,20 @@
 // is refused (its owner unavailable, say) has its tasks skipped under the refusal's code. With a
 // `callId` each shard's call carries it (remembered under the shard's first listed Session), so a
 // retry that selects the same tasks answers the same.
-import { shardOf } from '../adapters/postgres/rowColumns.ts';
-import { type BulkResult, type BulkSkip, type BulkTaskRef, type ParsedBulkRequest, parseBulkRequest, withSkipped } from '../domain/bulk.ts';
+
+import type { BulkRequest, RemoteCallOptions } from '../domain/args/remoteRequests.ts';
 import { isScheduleError } from '../domain/errors.ts';
-import type { CatalogEntry } from '../domain/types.ts';
-import type { BulkRequest, RemoteCallOptions } from '../remote/types.ts';
-import type { ToolFailure } from '../tools/results.ts';
+import type { ToolFailure } from '../domain/reads/replies.ts';
+import {
+  type BulkResult,
+  type BulkSkip,
+  type BulkTaskRef,
+  type ParsedBulkRequest,
+  parseBulkRequest,
+  withSkipped,
+} from '../domain/tasks/bulk.ts';
+import { shardOf } from '../domain/tasks/sessionShard.ts';
+import type { CatalogEntry } from '../domain/tasks/types.ts';
 import type { RoutedCall } from './routedCall.ts';
 
 /** What a cluster bulk call reads and where it sends each shard's share. */

@@ -13,33 +13,25 @@
 // here from the rows (once, at the start) and runs at each shard's owner as the list of that
 // shard's tasks, one routed call per shard, the answers summed (bulkAcrossShards.ts).
 
-import { shardOf } from '../adapters/postgres/rowColumns.ts';
-import { isPlainObject } from '../domain/argShape.ts';
-import { catalogPage, filterSessionId } from '../domain/catalogPage.ts';
-import { driftReport } from '../domain/drift.ts';
-import { driftedFirst, driftLimitOf } from '../domain/driftPage.ts';
+import { isPlainObject } from '../domain/args/argShape.ts';
+import type { BulkReanchorRequest, BulkRequest, RemoteCallOptions, TaskRef } from '../domain/args/remoteRequests.ts';
 import { isScheduleError } from '../domain/errors.ts';
-import { countRows, countsSessionId } from '../domain/stateCounts.ts';
-import type { CatalogEntry, DeliveryFailure, ScheduleView } from '../domain/types.ts';
+import type { CatalogPage, CatalogRequest } from '../domain/reads/catalogPage.ts';
+import { catalogPage, filterSessionId } from '../domain/reads/catalogPage.ts';
+import type { DriftPage } from '../domain/reads/driftPage.ts';
+import { driftedFirst, driftLimitOf } from '../domain/reads/driftPage.ts';
+import type { BulkReanchorResult, ToolFailure } from '../domain/reads/replies.ts';
+import type { CountsRequest, ScheduleCounts } from '../domain/reads/stateCounts.ts';
+import { countRows, countsSessionId } from '../domain/reads/stateCounts.ts';
+import type { BulkResult } from '../domain/tasks/bulk.ts';
+import { shardOf } from '../domain/tasks/sessionShard.ts';
+import type { CatalogEntry, DeliveryFailure, ScheduleView } from '../domain/tasks/types.ts';
+import type { DriftReport } from '../domain/time/drift.ts';
+import { driftReport } from '../domain/time/drift.ts';
 import { compareTaskIds } from '../planning/mutations.ts';
 import { catalogEntry } from '../planning/remotePlans.ts';
-import type {
-  BulkReanchorRequest,
-  BulkReanchorResult,
-  BulkRequest,
-  BulkResult,
-  CatalogPage,
-  CatalogRequest,
-  CountsRequest,
-  DriftPage,
-  DriftReport,
-  RemoteCallOptions,
-  ScheduleCounts,
-  TaskRef,
-} from '../remote/types.ts';
 import { currentTzdata } from '../runtime/tzdataVersion.ts';
 import type { ScheduleService } from '../service.ts';
-import type { ToolFailure } from '../tools/results.ts';
 import { bulkAcrossShards } from './bulkAcrossShards.ts';
 import type { ClusterReader } from './clusterRows.ts';
 import type { RoutedCall } from './routedCall.ts';

@@ -9,42 +9,14 @@ import { SchemaQueries } from '../adapters/postgres/schemaQueries.ts';
 import { decodeTzdata } from '../domain/codec/index.ts';
 import { decodeRow } from '../domain/codec/row.ts';
 import { corrupt } from '../domain/codec/strict.ts';
-import type { TaskRow } from '../domain/types.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
+import type { ClusterMember, ClusterTopology, ShardOwnership } from '../ports.ts';
 
 /** Every task row of the schema, with the time-zone data version its domain records. */
 export interface ClusterRows {
   readonly rows: TaskRow[];
   /** The version the schema records (absent when it never recorded one). */
   readonly writtenWith?: string;
-}
-
-/** One live Host of the cluster, as `cluster_hosts` has it. */
-export interface ClusterMember {
-  readonly hostId: string;
-  /** When its current membership began (canonical UTC). */
-  readonly startedAt: string;
-  /** When its membership lapses unless it heartbeats again. */
-  readonly expiresAt: string;
-}
-
-/** One shard's lease, as `shard_leases` has it. */
-export interface ShardOwnership {
-  readonly shard: number;
-  /** The Host holding the lease, or null while it is free or expired. */
-  readonly owner: string | null;
-  readonly epoch: number;
-  /** When the lease lapses (null for a shard never leased). */
-  readonly expiresAt: string | null;
-}
-
-/** Who holds what, read in one statement. */
-export interface ClusterTopology {
-  /** The database's clock when it was read. */
-  readonly now: string;
-  /** The live Hosts, oldest membership first. */
-  readonly hosts: ClusterMember[];
-  /** The 256 shards in order; `owner` is null for a shard whose lease is free or expired. */
-  readonly shards: ShardOwnership[];
 }
 
 const iso = (value: unknown): string => new Date(value as string | Date).toISOString();

@@ -3,8 +3,9 @@
 // database, and how one runs against the schedule service of the shard that holds the Session.
 // An answer travels as `{ value }`; a call that rejects (an archive admission's ScheduleError, a
 // malformed Session id) travels as `{ error: { code, message } }` and rejects again at the caller.
+
+import type { RemoteCallOptions } from '../domain/args/remoteRequests.ts';
 import { ERROR_CODES, type ErrorCode, isScheduleError, ScheduleError } from '../domain/errors.ts';
-import type { RemoteCallOptions } from '../remote/types.ts';
 import type { ScheduleService } from '../service.ts';
 
 /** One call that names a Session, as JSON. */

@@ -1,8 +1,8 @@
 // One supervisor call (`ScheduleCall`) run as the cluster service's method of the same name: what
 // a cluster member does with each call a Host's supervisor or service hands it.
 import type { ReplyValue, ScheduleCall } from '../../machines/replies.ts';
+import type { RemoteCallOptions } from '../domain/args/remoteRequests.ts';
 import { ScheduleError } from '../domain/errors.ts';
-import type { RemoteCallOptions } from '../remote/types.ts';
 import type { ClusterService } from './clusterService.ts';
 
 /** The `callId` of a call, as the service's options take it. */

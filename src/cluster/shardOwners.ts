@@ -3,7 +3,7 @@
 // once per `maxAgeMs` and shared by the callers that ask meanwhile; a shard this Host holds is
 // answered from memory. A lease moves at most once per takeover or rebalance, so an answer a
 // second old is almost always right, and a wrong one costs only a routed call.
-import type { ClusterTopology } from './clusterRows.ts';
+import type { ClusterTopology } from '../ports.ts';
 
 export class ShardOwners {
   private owners: ReadonlyMap<number, string> = new Map();

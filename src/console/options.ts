@@ -2,7 +2,7 @@
 // of a cluster, or a `ClusterService`: the routes use only what they all have), and what only the Host knows —
 // its inspector, its clock, who may call (`authorize`), the names it is reached by, its limits,
 // its metrics, and its Sessions' transcripts. Types only: importing them loads no server library.
-import type { ClusterService } from '../adapters/postgres/index.ts';
+import type { ClusterService } from '../entries/postgres.ts';
 import type { Clock, Logger, ScheduleInspector, ScheduleService } from '../index.ts';
 import type { ConsoleLimits } from './limits.ts';
 

@@ -2,9 +2,10 @@
 // version-1 shapes — no extra field anywhere, a known operation, a valid record — and returns a
 // fresh value equal to its input. `title` is optional in this log (old Sessions wrote none) but
 // validated like a stored title when present. Every failure is `corrupt_schedule_log`.
+
+import { isStoredPrompt, isStoredTitle, MAX_TITLE_LENGTH } from '../domain/args/fields.ts';
 import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, readObject, type Where } from '../domain/codec/strict.ts';
-import { isStoredPrompt, isStoredTitle, MAX_TITLE_LENGTH } from '../domain/fields.ts';
-import { parseCanonicalInstant } from '../domain/instant.ts';
+import { parseCanonicalInstant } from '../domain/time/instant.ts';
 import type { LegacyScheduleChange, LegacyScheduleRecord } from './types.ts';
 
 /** Longest accepted legacy record id. */

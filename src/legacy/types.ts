@@ -1,6 +1,6 @@
-// The records and events of the first, session-local design (docs/storage.md), kept so old Sessions'
-// `schedule/change` events can still be read: one-shot `after` / `at` and fixed-rate `every`
-// records, and the create / delete / dispatch changes that were the only durable authority.
+// The records and events of the session-local log some Sessions still carry (docs/storage.md),
+// read so their `schedule/change` events can be folded: one-shot `after` / `at` and fixed-rate
+// `every` records, and the create / delete / dispatch changes that are that log's only authority.
 
 interface LegacyRecordBase {
   /** Session-local id, unique and never reused within the Session. */

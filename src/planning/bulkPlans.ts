@@ -1,4 +1,4 @@
-// `remote.bulk` as mailbox slots (src/domain/bulk.ts): the first slot checks the request, answers a
+// `remote.bulk` as mailbox slots (src/domain/tasks/bulk.ts): the first slot checks the request, answers a
 // remembered call, resolves the selection — the listed tasks, or the tasks the filter matches at
 // that moment (tasks created later are not swept in) — and applies the first batch; each further
 // batch is a slot of its own, queued at the back of the mailbox behind the deliveries and calls
@@ -8,6 +8,7 @@
 // the filter's Session, the first listed task's Session, or `BULK_CALL_SCOPE`), so a retry after
 // the call finished answers the same.
 import type { ActorEffect, DomainChange } from '../../machines/events.ts';
+import { isScheduleError } from '../domain/errors.ts';
 import {
   ALREADY_PAUSED,
   BULK_BATCH_SIZE,
@@ -19,15 +20,14 @@ import {
   type ParsedBulkRequest,
   parseBulkRequest,
   withSkipped,
-} from '../domain/bulk.ts';
-import { isScheduleError } from '../domain/errors.ts';
-import { formatInstant } from '../domain/instant.ts';
-import { canonicalArguments, checkCallId, expiredCalls, type RememberedCall, repeatedAnswer } from '../domain/rememberedCalls.ts';
-import type { CatalogEntry, TaskRow } from '../domain/types.ts';
+} from '../domain/tasks/bulk.ts';
+import { canonicalArguments, checkCallId, expiredCalls, type RememberedCall, repeatedAnswer } from '../domain/tasks/rememberedCalls.ts';
+import type { CatalogEntry, TaskRow } from '../domain/tasks/types.ts';
+import { formatInstant } from '../domain/time/instant.ts';
 import type { CommitBatch } from '../ports.ts';
 import { FORGET_PER_COMMIT } from './idempotentPlans.ts';
 import { planPause, planResume, planTrigger, type SlotContext } from './mutations.ts';
-import { answer, resolved, type SlotPlan } from './slotPlan.ts';
+import { answer, type ReadPlan, type ReadyPlan, read, resolved, unwritten, write } from './slotPlan.ts';
 
 /** The remembered-call scope of a bulk call that names no Session (no Session id is this short and starred). */
 export const BULK_CALL_SCOPE = '*';
@@ -67,7 +67,7 @@ export function planBulk(
   request: unknown,
   callId: unknown,
   entryOf: (row: TaskRow) => CatalogEntry,
-): SlotPlan<BulkResult> {
+): ReadyPlan<BulkResult> {
   const parsed = parseBulkRequest(request);
   let remember: BulkProgress['remember'];
   if (callId !== undefined) {
@@ -92,7 +92,7 @@ export function planBulk(
 }
 
 /** What one task needs, or why it is skipped. */
-function planTask(ctx: SlotContext, progress: BulkProgress, id: string): SlotPlan | string {
+function planTask(ctx: SlotContext, progress: BulkProgress, id: string): ReadyPlan | string {
   const row = ctx.table.get(id);
   if (row === undefined) return 'schedule_not_found';
   if (row.status !== 'active') return 'schedule_ended';
@@ -109,7 +109,7 @@ function planTask(ctx: SlotContext, progress: BulkProgress, id: string): SlotPla
 }
 
 /** Plans the next batch of a bulk call: its writes in one commit, and the next batch or the answer. */
-export function planBulkBatch(ctx: SlotContext, progress: BulkProgress): SlotPlan<BulkResult> {
+export function planBulkBatch(ctx: SlotContext, progress: BulkProgress): ReadyPlan<BulkResult> {
   const ids = progress.targets.ids;
   const end = Math.min(ids.length, progress.next + BULK_BATCH_SIZE);
   const puts: TaskRow[] = [];
@@ -126,10 +126,11 @@ export function planBulkBatch(ctx: SlotContext, progress: BulkProgress): SlotPla
       continue;
     }
     doneIds.push(id);
-    puts.push(...(plan.batch?.puts ?? []));
-    effects.push(...(plan.effects ?? []));
-    retryNow.push(...(plan.retryNow ?? []));
-    for (const change of plan.changes ?? []) {
+    effects.push(...plan.effects);
+    retryNow.push(...plan.retryNow);
+    if (plan.kind === 'read') continue;
+    puts.push(...plan.batch.puts);
+    for (const change of plan.changes) {
       const list = changed.get(change.sessionId);
       if (list === undefined) changed.set(change.sessionId, [...change.ids]);
       else list.push(...change.ids);
@@ -138,23 +139,28 @@ export function planBulkBatch(ctx: SlotContext, progress: BulkProgress): SlotPla
   const after: BulkProgress = { ...progress, next: end, done: progress.done + doneIds.length, skipped };
   const batch = lastBatch(ctx, after, { puts, deletes: [] });
   const changes: DomainChange[] = Array.from(changed, ([sessionId, list]) => ({ sessionId, ids: list }));
-  const plan: SlotPlan<BulkResult> = { ...step(after), effects, changes, ...(retryNow.length === 0 ? {} : { retryNow }) };
-  const withBatch = batch.puts.length === 0 && batch.calls === undefined ? plan : { ...plan, batch };
-  return {
-    ...withBatch,
-    // Nothing of this batch is known to be written: its tasks are skipped as uncertain, and the call goes on.
-    onWriteFailure: () => {
-      const { remember: _, ...unremembered } = after;
-      return {
-        ...step({ ...unremembered, done: progress.done, skipped: withSkipped(skipped, 'persistence_uncertain', doneIds) }),
-        effects: [],
-      };
+  const { reply, ...next } = step(after);
+  if (batch.puts.length === 0 && batch.calls === undefined) return read(reply, { ...next, effects, retryNow });
+  return write(
+    {
+      reply,
+      batch,
+      effects,
+      changes,
+      // Nothing of this batch is known to be written: its tasks are skipped as uncertain, and the call goes on.
+      onWriteFailure: () => {
+        const { remember: _, ...unremembered } = after;
+        const skippedNow = withSkipped(skipped, 'persistence_uncertain', doneIds);
+        const { reply: answered, ...goesOn } = step({ ...unremembered, done: progress.done, skipped: skippedNow });
+        return unwritten(answered, goesOn);
+      },
     },
-  };
+    { ...next, retryNow },
+  );
 }
 
 /** The call's next step: the next batch while tasks remain (the answer so far is not sent), else the answer. */
-function step(progress: BulkProgress): Pick<SlotPlan<BulkResult>, 'reply' | 'continuation'> {
+function step(progress: BulkProgress): Pick<ReadPlan<BulkResult>, 'reply' | 'continuation'> {
   const reply = resolved(bulkResult(progress));
   return progress.next < progress.targets.ids.length ? { reply, continuation: { kind: 'bulk.batch', progress } } : { reply };
 }

@@ -1,12 +1,12 @@
-// A run of creates for different Sessions, planned one after another, is written as one batch: the
-// rows, remembered calls and id counter of every plan together, the effects and changes of each in
-// order. Each call keeps its own answer — its view, or what its plan answers when the write fails.
-import type { ActorEffect, DomainChange } from '../../machines/events.ts';
-import { type CallRef, callKey, type RememberedCall } from '../domain/rememberedCalls.ts';
-import type { TaskRow } from '../domain/types.ts';
+// A run of creates for different Sessions, each planned and given its id as it would be alone, is
+// written as one batch: the rows, remembered calls and id counter of every plan together, the
+// effects and changes of each in order. Each call keeps its own answer — its view, or what its
+// plan answers when the write fails.
+import type { ActorEffect, DomainChange, ScheduleReplyBody } from '../../machines/events.ts';
+import { type CallRef, callKey, type RememberedCall } from '../domain/tasks/rememberedCalls.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 import type { CommitBatch } from '../ports.ts';
-import { persistenceFailure } from './mutations.ts';
-import { resolved, type SlotPlan, type SlotReply } from './slotPlan.ts';
+import type { WritePlan } from './slotPlan.ts';
 
 /** The plans of a run merged: one batch, and each plan's answer when that batch is written or fails. */
 export interface CreateRun {
@@ -14,17 +14,17 @@ export interface CreateRun {
   readonly effects: readonly ActorEffect[];
   readonly changes: readonly DomainChange[];
   /** Each plan's answer once the batch is written, in the plans' order. */
-  readonly replies: readonly SlotReply[];
+  readonly replies: readonly ScheduleReplyBody[];
   /** Each plan's answer (and its effects, all together) when the batch could not be written. */
-  failed(error: unknown): { readonly replies: readonly SlotReply[]; readonly effects: readonly ActorEffect[] };
+  failed(error: unknown): { readonly replies: readonly ScheduleReplyBody[]; readonly effects: readonly ActorEffect[] };
 }
 
 /**
- * Merges plans that each write a batch (creates of different Sessions: no row is named twice).
+ * Merges write plans (creates of different Sessions, each with its own id: no row is named twice).
  * The counter is the highest any plan names; an expired call several plans would forget is
  * forgotten once.
  */
-export function mergeCreatePlans(plans: readonly SlotPlan[]): CreateRun {
+export function mergeCreatePlans(plans: readonly WritePlan[]): CreateRun {
   const puts: TaskRow[] = [];
   const calls: RememberedCall[] = [];
   const forget = new Map<string, CallRef>();
@@ -32,14 +32,12 @@ export function mergeCreatePlans(plans: readonly SlotPlan[]): CreateRun {
   const changes: DomainChange[] = [];
   let nextTaskNumber: number | undefined;
   for (const { batch, effects: e, changes: c } of plans) {
-    if (batch !== undefined) {
-      puts.push(...batch.puts);
-      calls.push(...(batch.calls ?? []));
-      for (const ref of batch.forgetCalls ?? []) forget.set(callKey(ref), ref);
-      if (batch.nextTaskNumber !== undefined) nextTaskNumber = Math.max(nextTaskNumber ?? 0, batch.nextTaskNumber);
-    }
-    effects.push(...(e ?? []));
-    changes.push(...(c ?? []));
+    puts.push(...batch.puts);
+    calls.push(...(batch.calls ?? []));
+    for (const ref of batch.forgetCalls ?? []) forget.set(callKey(ref), ref);
+    if (batch.nextTaskNumber !== undefined) nextTaskNumber = Math.max(nextTaskNumber ?? 0, batch.nextTaskNumber);
+    effects.push(...e);
+    changes.push(...c);
   }
   const batch: CommitBatch = {
     puts,
@@ -54,7 +52,7 @@ export function mergeCreatePlans(plans: readonly SlotPlan[]): CreateRun {
     changes,
     replies: plans.map((p) => p.reply),
     failed: (error) => {
-      const outcomes = plans.map((p) => p.onWriteFailure?.(error) ?? { reply: resolved(persistenceFailure(error)), effects: [] });
+      const outcomes = plans.map((p) => p.onWriteFailure(error));
       return { replies: outcomes.map((o) => o.reply), effects: outcomes.flatMap((o) => o.effects) };
     },
   };

@@ -5,14 +5,15 @@
 // pending receipts and only their write is retried (the scheduler's pending commits), so the Session does not
 // see them again. A retried write records each receipt on the row as it is then — an edit made
 // meanwhile is kept, as if it had landed while the delivery was in flight — and advances the task
-// past the `now` of the attempt that delivered it.
-import type { ActorEffect, DeliveredReminder, DeliveryOutcome, FailureCause, TaskFailures } from '../../machines/events.ts';
-import { applyDelivery } from '../domain/deliveryRow.ts';
-import type { RetentionLimits } from '../domain/retention.ts';
-import type { RetryPolicy } from '../domain/retry.ts';
-import type { TaskRow } from '../domain/types.ts';
+// past the `now` of the attempt that delivered it. A run of delivery commits sharing one slot is
+// merged into one plan with one write (`mergeDeliveryPlans`).
+import type { ActorEffect, DeliveredReminder, DeliveryOutcome, DomainChange, FailureCause, TaskFailures } from '../../machines/events.ts';
+import { applyDelivery } from '../domain/tasks/deliveryRow.ts';
+import type { RetentionLimits } from '../domain/tasks/retention.ts';
+import type { RetryPolicy } from '../domain/tasks/retry.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 import type { PendingCommit, PendingReceipts } from './pendingReceipts.ts';
-import { resolved, type SlotPlan } from './slotPlan.ts';
+import { type PlanError, type ReadyPlan, read, resolved, type Unwritten, unwritten, write } from './slotPlan.ts';
 import type { TaskRows } from './taskRows.ts';
 
 /** True when the row's saved history (or latest receipt) already names this message id. */
@@ -64,13 +65,13 @@ export function taskFailures(causes: readonly FailureCause[], retry: RetryPolicy
   }));
 }
 
-export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): SlotPlan {
+export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): ReadyPlan<null> {
   if (ctx.pending.isRetry(outcome)) return planRetriedCommit(ctx, sessionId, outcome);
   const { table, retention } = ctx;
   const puts: TaskRow[] = [];
   const commits: PendingCommit[] = [];
   const reused: string[] = [];
-  const errors: Array<{ message: string; data: unknown }> = [];
+  const errors: PlanError[] = [];
   for (const reminder of outcome.delivered) {
     const row = table.getInSession(sessionId, reminder.id);
     if (row === undefined || row.status !== 'active') continue;
@@ -99,23 +100,23 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
   });
   // Tasks appended under a message id storage cannot keep go back to their actors like failures, and are parked.
   const failures = outcomeFailures(outcome, reused);
-  if (puts.length === 0) return { reply: resolved(null), effects: [settle([], failures, retire)], failures, errors };
-  return {
-    reply: resolved(null),
-    batch: { puts, deletes: [] },
-    effects: [settle(puts, failures, retire)],
-    changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
-    failures,
-    errors,
-    commits,
-    // The attempt ends for every task; the acknowledged ones keep their receipts pending (not
-    // redelivered) and wait for the write's retry.
-    onWriteFailure: (error) => {
-      const written: FailureCause = { ids: commits.map((c) => c.reminder.id), stage: 'commit', message: messageOf(error), error };
-      const all = [written, ...failures];
-      return { reply: resolved(null), effects: [settle([], all, false)], failures: all, commits };
+  if (puts.length === 0) return read(resolved(null), { effects: [settle([], failures, retire)], failures, errors });
+  return write(
+    {
+      reply: resolved(null),
+      batch: { puts, deletes: [] },
+      effects: [settle(puts, failures, retire)],
+      changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
+      // The attempt ends for every task; the acknowledged ones keep their receipts pending (not
+      // redelivered) and wait for the write's retry.
+      onWriteFailure: (error) => {
+        const written: FailureCause = { ids: commits.map((c) => c.reminder.id), stage: 'commit', message: messageOf(error), error };
+        const all = [written, ...failures];
+        return unwritten(resolved(null), { effects: [settle([], all, false)], failures: all, commits });
+      },
     },
-  };
+    { failures, errors, commits },
+  );
 }
 
 /**
@@ -124,7 +125,7 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
  * its committed delivery, and an ended one is then removed (its Session retired when nothing else
  * is active).
  */
-function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): SlotPlan {
+function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): ReadyPlan<null> {
   const { table, retention, pending } = ctx;
   const puts: TaskRow[] = [];
   const commits: PendingCommit[] = [];
@@ -143,7 +144,7 @@ function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcom
     puts.push(applyDelivery(row, reminder, commit.attemptNow, retention));
     commits.push(commit);
   }
-  if (puts.length === 0) return { reply: resolved(null), dropped };
+  if (puts.length === 0) return read(resolved(null), { dropped });
   const ended = endedIds(puts);
   // Every actor takes its committed delivery (an ended one reaches `inactive`), then the ended ones are removed.
   const effects: ActorEffect[] = puts.map((row) => ({ type: 'delivery.committed', row, now: ctx.now }));
@@ -152,26 +153,61 @@ function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcom
     const remaining = table.activeCount(sessionId) - new Set(ended).size;
     effects.push({ type: 'tasks.remove', sessionId, ids: ended, retire: remaining === 0 && !ctx.isAttempting(sessionId) });
   }
-  return {
-    reply: resolved(null),
-    batch: { puts, deletes: [] },
-    effects,
-    changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
-    commits,
-    dropped,
-    // The tasks wait for the next retry of the write.
-    onWriteFailure: (error) => {
-      const failure: FailureCause = { ids: commits.map((c) => c.reminder.id), stage: 'commit', message: messageOf(error), error };
-      const failures = [failure];
-      return {
-        reply: resolved(null),
-        effects: [{ type: 'receipts.failed', sessionId, failures: taskFailures(failures, ctx.retry), now: ctx.now }],
-        failures,
-        commits,
-      };
+  return write(
+    {
+      reply: resolved(null),
+      batch: { puts, deletes: [] },
+      effects,
+      changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
+      // The tasks wait for the next retry of the write.
+      onWriteFailure: (error) => {
+        const failure: FailureCause = { ids: commits.map((c) => c.reminder.id), stage: 'commit', message: messageOf(error), error };
+        const failures = [failure];
+        const effect: ActorEffect = { type: 'receipts.failed', sessionId, failures: taskFailures(failures, ctx.retry), now: ctx.now };
+        return unwritten(resolved(null), { effects: [effect], failures, commits });
+      },
     },
-  };
+    { commits, dropped },
+  );
 }
 
 const sameReminder = (a: DeliveredReminder, b: DeliveredReminder): boolean =>
   a.id === b.id && a.messageId === b.messageId && a.occurrence === b.occurrence;
+
+/**
+ * One plan for a run of delivery commits (a slot holding several): their rows in one batch, their
+ * effects, failures and notes in order.
+ */
+export function mergeDeliveryPlans(plans: readonly ReadyPlan[]): ReadyPlan {
+  const puts: TaskRow[] = [];
+  const changes: DomainChange[] = [];
+  const commits: PendingCommit[] = [];
+  for (const p of plans) {
+    if (p.kind === 'read') continue;
+    puts.push(...p.batch.puts);
+    changes.push(...p.changes);
+    commits.push(...p.commits);
+  }
+  const settles = {
+    effects: plans.flatMap((p) => p.effects),
+    failures: plans.flatMap((p) => p.failures),
+    errors: plans.flatMap((p) => p.errors),
+    dropped: plans.flatMap((p) => p.dropped),
+  };
+  if (puts.length === 0) return read(resolved(null), settles);
+  // A plan that writes nothing settles as it planned, whatever becomes of the others' write.
+  const onWriteFailure = (error: unknown): Unwritten => {
+    const outcomes = plans.map((p) =>
+      p.kind === 'write' ? p.onWriteFailure(error) : unwritten(p.reply, { effects: p.effects, failures: p.failures }),
+    );
+    return unwritten(resolved(null), {
+      effects: outcomes.flatMap((f) => f.effects),
+      failures: outcomes.flatMap((f) => f.failures),
+      commits: outcomes.flatMap((f) => f.commits),
+    });
+  };
+  return write(
+    { reply: resolved(null), batch: { puts, deletes: [] }, effects: settles.effects, changes, onWriteFailure },
+    { ...settles, commits },
+  );
+}

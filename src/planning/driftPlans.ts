@@ -7,17 +7,17 @@
 // notifies each Session it changed once. Refusals are thrown as ScheduleErrors; the caller
 // (remotePlans.ts) turns them into answers.
 import type { DomainChange } from '../../machines/events.ts';
-import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
-import { type DriftReport, driftOf, driftReport } from '../domain/drift.ts';
-import { type DriftPage, driftedFirst, driftLimitOf } from '../domain/driftPage.ts';
+import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/args/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
-import { formatInstant } from '../domain/instant.ts';
-import { ruleFromRecord } from '../domain/records.ts';
-import { wallClockFirings } from '../domain/recurrence.ts';
-import type { BulkReanchorResult, ToolFailure } from '../domain/replies.ts';
-import type { ScheduleView, TaskRow } from '../domain/types.ts';
+import { type DriftPage, driftedFirst, driftLimitOf } from '../domain/reads/driftPage.ts';
+import type { BulkReanchorResult, ToolFailure } from '../domain/reads/replies.ts';
+import { ruleFromRecord } from '../domain/tasks/records.ts';
+import type { ScheduleView, TaskRow } from '../domain/tasks/types.ts';
+import { type DriftReport, driftOf, driftReport } from '../domain/time/drift.ts';
+import { formatInstant } from '../domain/time/instant.ts';
+import { wallClockFirings } from '../domain/time/recurrence.ts';
 import { type SlotContext, viewOf } from './mutations.ts';
-import { answer, resolved, type SlotPlan } from './slotPlan.ts';
+import { answer, type ReadPlan, type ReadyPlan, resolved, unwritten, type WritePlan, write } from './slotPlan.ts';
 
 /** The members `remote.reanchor` takes (one form uses `id`, the bulk forms `ids` or `all`). */
 export const REANCHOR_MEMBERS: readonly string[] = ['sessionId', 'id', 'ids', 'all'];
@@ -26,7 +26,7 @@ export const REANCHOR_MEMBERS: readonly string[] = ['sessionId', 'id', 'ids', 'a
  * The answer to `remote.drift()` (every drifted task) or `remote.drift({limit})` (the first
  * `limit` of them and their `total`); `tzdata` is the version of the time-zone data in use.
  */
-export function planDrift(ctx: SlotContext, request: unknown, tzdata: string): SlotPlan<DriftReport | DriftPage> {
+export function planDrift(ctx: SlotContext, request: unknown, tzdata: string): ReadPlan<DriftReport | DriftPage> {
   const writtenWith = ctx.table.tzdata;
   const versions = writtenWith === undefined ? { tzdata } : { tzdata, writtenWith };
   if (request === undefined) return answer({ ...versions, tasks: driftReport(ctx.table.activeRowsAll()) });
@@ -62,7 +62,7 @@ function writeRows<R extends ScheduleView | BulkReanchorResult>(
   ctx: SlotContext,
   rows: readonly TaskRow[],
   reply: R,
-): SlotPlan<R | ToolFailure> {
+): WritePlan<R | ToolFailure> {
   const bySession = new Map<string, string[]>();
   for (const row of rows) {
     const ids = bySession.get(row.sessionId) ?? [];
@@ -70,23 +70,23 @@ function writeRows<R extends ScheduleView | BulkReanchorResult>(
     bySession.set(row.sessionId, ids);
   }
   const changes: DomainChange[] = [...bySession].map(([sessionId, ids]) => ({ sessionId, ids }));
-  return {
+  return write<R | ToolFailure>({
     reply: resolved(reply),
     batch: { puts: rows, deletes: [] },
     effects: rows.map((row) => ({ type: 'task.updated' as const, row, now: ctx.now })),
     changes,
-    onWriteFailure: (error) => ({
-      reply: resolved({
-        code: 'persistence_uncertain',
-        message: `The re-anchored targets could not be saved: ${error instanceof Error ? error.message : String(error)}`,
-      }),
-      effects: [],
-    }),
-  };
+    onWriteFailure: (error) =>
+      unwritten(
+        resolved({
+          code: 'persistence_uncertain',
+          message: `The re-anchored targets could not be saved: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+      ),
+  });
 }
 
 /** Plans `remote.reanchor` in any of its forms. */
-export function planReanchor(ctx: SlotContext, request: unknown): SlotPlan<ReanchorReply> {
+export function planReanchor(ctx: SlotContext, request: unknown): ReadyPlan<ReanchorReply> {
   if (!isPlainObject(request)) {
     throw new ScheduleError(
       'invalid_selector',
@@ -138,7 +138,7 @@ export function planReanchor(ctx: SlotContext, request: unknown): SlotPlan<Reanc
 }
 
 /** Re-anchors the drifted rows among `rows` (each once) in one write. */
-function bulk(ctx: SlotContext, rows: readonly TaskRow[]): SlotPlan<BulkReanchorResult | ToolFailure> {
+function bulk(ctx: SlotContext, rows: readonly TaskRow[]): ReadyPlan<BulkReanchorResult | ToolFailure> {
   const seen = new Set<string>();
   const moved: TaskRow[] = [];
   for (const row of rows) {

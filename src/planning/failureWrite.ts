@@ -7,13 +7,13 @@
 // attempt writes it again — the write itself is never retried. A task whose receipt's write
 // failed (stage `commit`) is left out: storage has just refused a write, and the receipt's own
 // retried write records the delivery (a successful failure write would retry it at once).
-import { sameFailure } from '../domain/retry.ts';
-import type { TaskRow } from '../domain/types.ts';
+import { sameFailure } from '../domain/tasks/retry.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 import type { SlotContext } from './mutations.ts';
-import { resolved, type SlotPlan } from './slotPlan.ts';
+import { type ReadyPlan, read, resolved, unwritten, write } from './slotPlan.ts';
 
 /** The failure write of these tasks: their active rows with the failure status their actors hold now. */
-export function planFailureWrite(ctx: SlotContext, ids: readonly string[]): SlotPlan<null> {
+export function planFailureWrite(ctx: SlotContext, ids: readonly string[]): ReadyPlan<null> {
   const puts: TaskRow[] = [];
   for (const id of new Set(ids)) {
     const row = ctx.table.get(id);
@@ -23,11 +23,9 @@ export function planFailureWrite(ctx: SlotContext, ids: readonly string[]): Slot
     if (failure === undefined || failure.stage === 'commit' || sameFailure(row.failure, failure)) continue;
     puts.push({ ...row, failure });
   }
-  if (puts.length === 0) return { reply: resolved(null) };
-  return {
-    reply: resolved(null),
-    batch: { puts, deletes: [] },
-    keepsTiming: true,
-    onWriteFailure: () => ({ reply: resolved(null), effects: [] }),
-  };
+  if (puts.length === 0) return read(resolved(null));
+  return write(
+    { reply: resolved(null), batch: { puts, deletes: [] }, effects: [], changes: [], onWriteFailure: () => unwritten(resolved(null)) },
+    { timing: 'keep' },
+  );
 }

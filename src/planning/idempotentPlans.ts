@@ -5,7 +5,6 @@
 // Each remembered call also forgets a few calls past their retention, so the set stays bounded
 // by the calls of one retention period without a sweep of its own.
 import type { ReplyValue } from '../../machines/events.ts';
-import { formatInstant } from '../domain/instant.ts';
 import {
   type CallRef,
   canonicalArguments,
@@ -14,9 +13,10 @@ import {
   isRefusal,
   type RememberedCall,
   repeatedAnswer,
-} from '../domain/rememberedCalls.ts';
-import type { SlotContext } from './mutations.ts';
-import { answer, type SlotPlan } from './slotPlan.ts';
+} from '../domain/tasks/rememberedCalls.ts';
+import { formatInstant } from '../domain/time/instant.ts';
+import { type SlotContext, unconfirmed } from './mutations.ts';
+import { answer, type ReadyPlan, type SlotPlan, type WritePlan, write } from './slotPlan.ts';
 
 /** The most expired calls one commit forgets. */
 export const FORGET_PER_COMMIT = 16;
@@ -30,9 +30,9 @@ export interface IdempotentCall extends CallRef {
 /** A JSON copy of an answer, so neither the caller nor the remembered record can change the other. */
 const copied = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
-/** A call whose write came back uncertain, with the plan that sent it (see src/runtime/inDoubtCalls.ts). */
+/** A call whose write came back uncertain, with the plan that sent it, its ids reserved (see src/runtime/inDoubtCalls.ts). */
 export interface InDoubtCall {
-  readonly plan: SlotPlan;
+  readonly plan: WritePlan;
   readonly call: RememberedCall;
 }
 
@@ -51,16 +51,33 @@ export function planIdempotent(ctx: SlotContext, call: IdempotentCall, plan: () 
     return inDoubt.plan;
   }
   const planned = plan();
-  if (!('resolve' in planned.reply) || isRefusal(planned.reply.resolve)) return planned;
+  // A create is remembered with the id the slot runner gives it.
+  if (planned.kind === 'create') return { kind: 'create', withId: (id) => withCall(ctx, call, args, planned.withId(id)) };
+  return withCall(ctx, call, args, planned);
+}
+
+/**
+ * The plan that also writes the call's record with its answer, so the record is durable exactly
+ * when the change is; a refusal (or a rejection) is not remembered. A plan that wrote nothing
+ * writes the record alone.
+ */
+function withCall(ctx: SlotContext, call: IdempotentCall, args: string, planned: WritePlan): WritePlan;
+function withCall(ctx: SlotContext, call: IdempotentCall, args: string, planned: ReadyPlan): ReadyPlan;
+function withCall(ctx: SlotContext, call: IdempotentCall, args: string, planned: ReadyPlan): ReadyPlan {
+  const reply = planned.reply;
+  if (!reply.ok || isRefusal(reply.value)) return planned;
   const record: RememberedCall = {
     sessionId: call.sessionId,
     callId: call.callId,
     operation: call.operation,
     arguments: args,
-    answer: copied(planned.reply.resolve),
+    answer: copied(reply.value),
     calledAt: formatInstant(ctx.now),
   };
   const forgetCalls = expiredCalls(ctx.table.rememberedCalls(), ctx.now, FORGET_PER_COMMIT);
-  const batch = planned.batch ?? { puts: [], deletes: [] };
-  return { ...planned, batch: { ...batch, calls: [record], ...(forgetCalls.length === 0 ? {} : { forgetCalls }) } };
+  const calls = { calls: [record], ...(forgetCalls.length === 0 ? {} : { forgetCalls }) };
+  if (planned.kind === 'write') return { ...planned, batch: { ...planned.batch, ...calls } };
+  const { kind: _, reply: answered, effects, ...rest } = planned;
+  const batch = { puts: [], deletes: [], ...calls };
+  return write({ reply: answered, batch, effects, changes: [], onWriteFailure: unconfirmed }, rest);
 }

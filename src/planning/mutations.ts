@@ -1,20 +1,21 @@
 // The changes a mailbox slot can make to the domain, shared by the model tools and the remote
 // namespace: create, update (with an optional complete-record compare-and-set), delete, and the
-// archive's Session stop. Each returns a plan; the slot writes its batch and only then answers.
-// A write that fails answers `persistence_uncertain` and changes nothing in memory.
-import { describeValue } from '../domain/argShape.ts';
+// archive's Session stop. Each returns a plan; the slot writes its batch and only then answers (a
+// create's plan takes the id the slot reserves for it). A write that fails answers
+// `persistence_uncertain` and changes nothing in memory.
+import { describeValue } from '../domain/args/argShape.ts';
+import { echoedId } from '../domain/args/fields.ts';
+import { parseCreateArgs } from '../domain/args/selectors.ts';
 import { ScheduleError } from '../domain/errors.ts';
-import { echoedId } from '../domain/fields.ts';
-import { checkPauseNote, pauseRow, resumeRow, triggerRow } from '../domain/pause.ts';
-import { recordFromRule } from '../domain/records.ts';
-import { recordsEqual } from '../domain/recordsEqual.ts';
-import type { DeleteResult, ToolFailure } from '../domain/replies.ts';
-import { emptyHistory } from '../domain/retention.ts';
-import { parseCreateArgs } from '../domain/selectors.ts';
-import type { DeliveryFailure, ScheduleView, TaskRow } from '../domain/types.ts';
-import { applyUpdate } from '../domain/update.ts';
-import { taskView, toView } from '../domain/views.ts';
-import { resolved, type SlotPlan, type SlotReply, type ViewReply } from './slotPlan.ts';
+import type { DeleteResult, ToolFailure } from '../domain/reads/replies.ts';
+import { taskView, toView } from '../domain/reads/views.ts';
+import { checkPauseNote, pauseRow, resumeRow, triggerRow } from '../domain/tasks/pause.ts';
+import { recordFromRule } from '../domain/tasks/records.ts';
+import { recordsEqual } from '../domain/tasks/recordsEqual.ts';
+import { emptyHistory } from '../domain/tasks/retention.ts';
+import type { DeliveryFailure, ScheduleView, TaskRow } from '../domain/tasks/types.ts';
+import { applyUpdate } from '../domain/tasks/update.ts';
+import { type CreatePlan, type ReadyPlan, read, resolved, type Unwritten, unwritten, type ViewReply, write } from './slotPlan.ts';
 import type { TaskRows } from './taskRows.ts';
 
 /** What a slot plan reads: the table, the time the slot started, and Sessions with an attempt in flight. */
@@ -36,26 +37,28 @@ export function persistenceFailure(error: unknown): { code: 'persistence_uncerta
   };
 }
 
-const failed = (error: unknown): { reply: SlotReply<ToolFailure>; effects: [] } => ({
-  reply: resolved(persistenceFailure(error)),
-  effects: [],
-});
+/** How a write that answers a view settles when it could not be confirmed. */
+export const unconfirmed = (error: unknown): Unwritten<ToolFailure> => unwritten(resolved(persistenceFailure(error)));
 
 const notFound = (id: unknown): ScheduleError =>
   new ScheduleError('schedule_not_found', `No task ${describeValue(id)} exists in this Session; list the Session's tasks to find its id.`);
 
-/** Validates creation arguments, reserves an id and writes the new active row. */
-export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): SlotPlan<ViewReply> {
+/** Validates creation arguments and plans the new active row, under the id the slot runner reserves for it. */
+export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): CreatePlan<ViewReply> {
   const request = parseCreateArgs(args, ctx.now);
-  const { id, nextTaskNumber } = ctx.table.reserveId();
-  const record = recordFromRule(id, request.title, request.prompt, request.rule, request.target);
-  const row: TaskRow = { sessionId, status: 'active', record, deliveryHistory: emptyHistory() };
   return {
-    reply: resolved(toView(record, ctx.now)),
-    batch: nextTaskNumber === undefined ? { puts: [row], deletes: [] } : { puts: [row], deletes: [], nextTaskNumber },
-    effects: [{ type: 'tasks.spawn', rows: [row] }],
-    changes: [{ sessionId, ids: [id] }],
-    onWriteFailure: failed,
+    kind: 'create',
+    withId: (id) => {
+      const record = recordFromRule(id, request.title, request.prompt, request.rule, request.target);
+      const row: TaskRow = { sessionId, status: 'active', record, deliveryHistory: emptyHistory() };
+      return write<ViewReply>({
+        reply: resolved(toView(record, ctx.now)),
+        batch: { puts: [row], deletes: [] },
+        effects: [{ type: 'tasks.spawn', rows: [row] }],
+        changes: [{ sessionId, ids: [id] }],
+        onWriteFailure: unconfirmed,
+      });
+    },
   };
 }
 
@@ -86,22 +89,22 @@ function activeRowOf(ctx: SlotContext, sessionId: string, id: unknown, action: s
 }
 
 /** Writes `next` in place of `row` (nothing when they are the same object) and answers its view. */
-function planPut(ctx: SlotContext, row: TaskRow, next: TaskRow): SlotPlan<ViewReply> {
-  if (next === row) return { reply: resolved(viewOf(ctx, row)) };
-  return {
+function planPut(ctx: SlotContext, row: TaskRow, next: TaskRow): ReadyPlan<ViewReply> {
+  if (next === row) return read(resolved(viewOf(ctx, row)));
+  return write<ViewReply>({
     reply: resolved(viewOf(ctx, next)),
     batch: { puts: [next], deletes: [] },
     effects: [{ type: 'task.updated', row: next, now: ctx.now }],
     changes: [{ sessionId: row.sessionId, ids: [row.record.id] }],
-    onWriteFailure: failed,
-  };
+    onWriteFailure: unconfirmed,
+  });
 }
 
 /**
  * Updates an active task of the Session. With `expected`, the stored record must equal it
  * (`schedule_conflict` otherwise). An update that changes nothing writes nothing.
  */
-export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edits: UpdateEdits, expected?: unknown): SlotPlan<ViewReply> {
+export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edits: UpdateEdits, expected?: unknown): ReadyPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'updated');
   if (expected !== undefined && !recordsEqual(row.record, expected)) {
     throw new ScheduleError(
@@ -126,13 +129,13 @@ export function planUpdate(ctx: SlotContext, sessionId: string, id: unknown, edi
  * Pauses an active task of the Session, with `note` (checked by `checkPauseNote`) when given.
  * Pausing a paused task writes nothing, unless another note replaces its own (the pause instant stays).
  */
-export function planPause(ctx: SlotContext, sessionId: string, id: unknown, note?: string): SlotPlan<ViewReply> {
+export function planPause(ctx: SlotContext, sessionId: string, id: unknown, note?: string): ReadyPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'paused');
   return planPut(ctx, row, pauseRow(row, ctx.now, note));
 }
 
 /** Resumes a paused task of the Session; resuming a running task writes nothing. */
-export function planResume(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan<ViewReply> {
+export function planResume(ctx: SlotContext, sessionId: string, id: unknown): ReadyPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'resumed');
   return planPut(ctx, row, resumeRow(row, ctx.now));
 }
@@ -142,23 +145,22 @@ export function planResume(ctx: SlotContext, sessionId: string, id: unknown): Sl
  * request already waits (its delivery failed and waits for a retry), nothing is written and that
  * delivery is tried again at once.
  */
-export function planTrigger(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan<ViewReply> {
+export function planTrigger(ctx: SlotContext, sessionId: string, id: unknown): ReadyPlan<ViewReply> {
   const row = activeRowOf(ctx, sessionId, id, 'run now');
   const next = triggerRow(row, ctx.now);
   if (next === row) {
     const ids = [row.record.id];
-    return { reply: resolved(viewOf(ctx, row)), retryNow: ids, effects: [{ type: 'tasks.retry', sessionId, ids, now: ctx.now }] };
+    return read(resolved(viewOf(ctx, row)), { retryNow: ids, effects: [{ type: 'tasks.retry', sessionId, ids, now: ctx.now }] });
   }
   return planPut(ctx, row, next);
 }
 
 /** Deletes a task of the Session (active or inactive) with its history. */
-export function planDelete(ctx: SlotContext, sessionId: string, id: unknown): SlotPlan<DeleteResult> {
+export function planDelete(ctx: SlotContext, sessionId: string, id: unknown): ReadyPlan<DeleteResult> {
   const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
-  if (row === undefined || typeof id !== 'string')
-    return { reply: resolved({ ...echoedId(id), deleted: false, code: 'schedule_not_found' }) };
+  if (row === undefined || typeof id !== 'string') return read(resolved({ ...echoedId(id), deleted: false, code: 'schedule_not_found' }));
   const remaining = ctx.table.activeRows(sessionId).filter((r) => r.record.id !== id).length;
-  return {
+  return write<DeleteResult>({
     reply: resolved({ id, deleted: true }),
     batch: { puts: [], deletes: [id] },
     effects:
@@ -166,24 +168,25 @@ export function planDelete(ctx: SlotContext, sessionId: string, id: unknown): Sl
         ? [{ type: 'tasks.remove', sessionId, ids: [id], retire: remaining === 0 && !ctx.isAttempting(sessionId) }]
         : [],
     changes: [{ sessionId, ids: [id] }],
-    onWriteFailure: (error) => ({ reply: resolved({ id, deleted: false, ...persistenceFailure(error) }), effects: [] }),
-  };
+    onWriteFailure: (error) => unwritten(resolved({ id, deleted: false, ...persistenceFailure(error) })),
+  });
 }
 
 /** Deletes every active task of the Session in one write (archive admission's stop). */
-export function planSessionStop(ctx: SlotContext, sessionId: string): SlotPlan<undefined> {
+export function planSessionStop(ctx: SlotContext, sessionId: string): ReadyPlan<undefined> {
   const ids = ctx.table.activeRows(sessionId).map((row) => row.record.id);
-  if (ids.length === 0) return { reply: resolved(undefined) };
-  return {
+  if (ids.length === 0) return read(resolved(undefined));
+  return write({
     reply: resolved(undefined),
     batch: { puts: [], deletes: ids },
     effects: [{ type: 'tasks.remove', sessionId, ids, retire: !ctx.isAttempting(sessionId) }],
     changes: [{ sessionId, ids }],
-    onWriteFailure: (error) => ({
-      reply: { reject: new ScheduleError('persistence_uncertain', persistenceFailure(error).message, { cause: error }) },
-      effects: [],
-    }),
-  };
+    // Archive admission rejects on failure.
+    onWriteFailure: (error) => {
+      const { code, message } = persistenceFailure(error);
+      return unwritten({ ok: false, error: { code, message }, thrown: new ScheduleError(code, message, { cause: error }) });
+    },
+  });
 }
 
 /** The record views of a Session's active tasks, soonest first. */

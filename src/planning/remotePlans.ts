@@ -14,16 +14,16 @@
 // `internal_error` and is logged. `drift` takes no request and `reanchor` has its own forms
 // (driftPlans.ts), checked in the same spirit.
 import type { RemoteMethod, RemoteReplies } from '../../machines/events.ts';
-import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
-import { catalogPage, filterSessionId, filterTaskId } from '../domain/catalogPage.ts';
+import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/args/argShape.ts';
+import { echoedId } from '../domain/args/fields.ts';
 import { type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
-import { echoedId } from '../domain/fields.ts';
-import { historyPage } from '../domain/historyPage.ts';
-import { checkPauseNote } from '../domain/pause.ts';
-import type { ArchiveActivity, TaskNotDeleted, ToolFailure } from '../domain/replies.ts';
-import type { RetentionLimits } from '../domain/retention.ts';
-import { countsSessionId } from '../domain/stateCounts.ts';
-import type { CatalogEntry, DeliveryFailure, TaskRow } from '../domain/types.ts';
+import { catalogPage, filterSessionId, filterTaskId } from '../domain/reads/catalogPage.ts';
+import { historyPage } from '../domain/reads/historyPage.ts';
+import type { ArchiveActivity, TaskNotDeleted, ToolFailure } from '../domain/reads/replies.ts';
+import { countsSessionId } from '../domain/reads/stateCounts.ts';
+import { checkPauseNote } from '../domain/tasks/pause.ts';
+import type { RetentionLimits } from '../domain/tasks/retention.ts';
+import type { CatalogEntry, DeliveryFailure, TaskRow } from '../domain/tasks/types.ts';
 import { planBulk } from './bulkPlans.ts';
 import { planDrift, planReanchor } from './driftPlans.ts';
 import {
@@ -37,7 +37,7 @@ import {
   planUpdate,
   type SlotContext,
 } from './mutations.ts';
-import { answer, type SlotPlan } from './slotPlan.ts';
+import { answer, type ReadyPlan, read, resolved } from './slotPlan.ts';
 
 /** The members each remote method takes (`catalog` checks its own optional request: `catalogPage`). */
 export const REMOTE_MEMBERS: Readonly<
@@ -147,9 +147,9 @@ function planMethod(
   request: unknown,
   settings: RemoteSettings,
   callId: unknown,
-): SlotPlan<RemoteReply> {
+): ReadyPlan<RemoteReply> {
   if (method === 'catalog') {
-    // Without a request, every task in id order (as it always was); with options, one page.
+    // Without a request, every task in id order; with options, one page.
     if (request === undefined) {
       const rows = [...ctx.table.allRows()].sort((a, b) => compareTaskIds(a.record.id, b.record.id));
       return answer(rows.map(entryOf(ctx)));
@@ -220,20 +220,19 @@ export function planRemote(
   request: unknown,
   settings: RemoteSettings,
   callId?: unknown,
-): SlotPlan<RemoteReply> {
+): ReadyPlan<RemoteReply> {
   try {
     return planMethod(ctx, method, request, settings, callId);
   } catch (error) {
     if (error instanceof ScheduleError) return answer(refusal(method, request, error.toFailure()));
-    return {
-      ...answer(refusal(method, request, { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE })),
+    return read(resolved(refusal(method, request, { code: 'internal_error', message: INTERNAL_ERROR_MESSAGE })), {
       errors: [{ message: 'A schedule operation failed unexpectedly.', data: { operation: 'remote', method, cause: error } }],
-    };
+    });
   }
 }
 
 /** Archive admission: the Session's active tasks as the `schedule` family, or nothing. */
-export function planSessionActivity(ctx: SlotContext, sessionId: string): SlotPlan<ArchiveActivity[]> {
+export function planSessionActivity(ctx: SlotContext, sessionId: string): ReadyPlan<ArchiveActivity[]> {
   const rows = ctx.table.activeRows(sessionId).sort((a, b) => compareTaskIds(a.record.id, b.record.id));
   if (rows.length === 0) return answer([]);
   return answer([{ family: 'schedule', items: rows.map((row) => ({ id: row.record.id, label: row.record.title })) }]);

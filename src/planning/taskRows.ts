@@ -1,9 +1,11 @@
 // What a slot plan reads of the committed domain: a Session's rows by id, the active rows, every
-// row, the recorded time-zone data version and the remembered calls of idempotent requests. The plan reserves a task id through it and
-// never changes a row; the slot runner's in-memory table implements it.
-import type { CallRef, RememberedCall } from '../domain/rememberedCalls.ts';
-import type { ScheduleCounts } from '../domain/stateCounts.ts';
-import type { TaskRow } from '../domain/types.ts';
+// row, the recorded time-zone data version and the remembered calls of idempotent requests. Read
+// only: a plan changes no row and reserves no task id (the slot runner does, as it executes a
+// create); the slot runner's in-memory table implements it.
+
+import type { ScheduleCounts } from '../domain/reads/stateCounts.ts';
+import type { CallRef, RememberedCall } from '../domain/tasks/rememberedCalls.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 
 export interface TaskRows {
   /** The time-zone data version the domain records, if any. */
@@ -22,11 +24,6 @@ export interface TaskRows {
   allRows(): Iterable<TaskRow>;
   /** Every active row. */
   activeRowsAll(): Iterable<TaskRow>;
-  /**
-   * Hands out the next task id; it is never handed out again, even if the write that uses it
-   * fails. `nextTaskNumber`, when present, is the id counter the write records.
-   */
-  reserveId(): { id: string; nextTaskNumber?: number };
   /** The remembered call of this Session and `callId`, if any (SPEC §15). */
   rememberedCall(ref: CallRef): RememberedCall | undefined;
   /** Every remembered call, oldest first. */

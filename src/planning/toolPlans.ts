@@ -1,9 +1,9 @@
 // The model tools' plans: each checks the shape of its arguments (unknown members are refused,
 // naming them), then plans one mailbox slot bound to the calling Session. A tool never reaches
 // another Session's task: lookups are by (Session, id).
-import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/argShape.ts';
+import { describeKeys, describeValue, isPlainObject, listWords, ownValue, unknownKeys } from '../domain/args/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
-import type { ToolResult } from '../domain/replies.ts';
+import type { ToolResult } from '../domain/reads/replies.ts';
 import { TOOL_NAMES } from '../tools/definitions.ts';
 import { activeViews, planCreate, planDelete, planUpdate, type SlotContext } from './mutations.ts';
 import { answer, type SlotPlan } from './slotPlan.ts';

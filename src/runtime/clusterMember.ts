@@ -6,7 +6,7 @@
 // is joined wait here, in arrival order.
 import { fromCallback } from 'xstate';
 import type { ScheduleCallEvent } from '../../machines/events.ts';
-import { replyBody } from '../../machines/scheduleReply.ts';
+import { rejected } from '../../machines/scheduleReply.ts';
 import type { MemberCommand, MemberEvent, SupervisorInput } from '../../machines/supervisorMachine.ts';
 import type { JoinedCluster } from '../ports.ts';
 import { consoleLogger, isSupervisorInput } from './supervisorInput.ts';
@@ -21,8 +21,8 @@ export const clusterMember = fromCallback<MemberCommand, SupervisorInput>(({ inp
 
   const run = (member: JoinedCluster, call: ScheduleCallEvent): void => {
     const settled = member.run(call.call).then(
-      (value) => report({ type: 'member.settled', call, body: replyBody({ resolve: value }) }),
-      (error: unknown) => report({ type: 'member.settled', call, body: replyBody({ reject: error }) }),
+      (value) => report({ type: 'member.settled', call, body: { ok: true, value } }),
+      (error: unknown) => report({ type: 'member.settled', call, body: rejected(error) }),
     );
     running.add(settled);
     void settled.finally(() => running.delete(settled));

@@ -1,11 +1,11 @@
 // The service's configuration (docs/api.md, docs/delivery.md) with its defaults, validated once at creation: a bad
 // value makes `createScheduleService` reject with `invalid_rule` naming the setting.
-import { describeValue } from '../domain/argShape.ts';
+import { describeValue } from '../domain/args/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
-import { DEFAULT_RETENTION, type RetentionLimits } from '../domain/retention.ts';
-import { DEFAULT_RETRY, type RetryPolicy } from '../domain/retry.ts';
+import { DEFAULT_RETENTION, type RetentionLimits } from '../domain/tasks/retention.ts';
+import { DEFAULT_RETRY, type RetryPolicy } from '../domain/tasks/retry.ts';
 
-export type { RetryPolicy } from '../domain/retry.ts';
+export type { RetryPolicy } from '../domain/tasks/retry.ts';
 
 /** The largest delay a platform timer accepts: 2^31 − 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -6,12 +6,12 @@
 // not delivered again: it comes back as not delivered, and its write is retried on its own.
 import type { DeliveredReminder, DeliveryOutcome, DeliveryRequest, FailureCause } from '../../machines/events.ts';
 import { MAX_MESSAGE_ID_LENGTH } from '../domain/codec/index.ts';
-import { isTargetDueAt } from '../domain/due.ts';
-import { formatInstant, instantMs } from '../domain/instant.ts';
-import { ruleFromRecord } from '../domain/records.ts';
-import { latestOccurrence } from '../domain/recurrence.ts';
-import { batchText, idempotencyKey, oneShotText, orderBatch, runNowKey } from '../domain/reminderText.ts';
-import { type FailureStage, isRecurringKind, type TaskRow } from '../domain/types.ts';
+import { ruleFromRecord } from '../domain/tasks/records.ts';
+import { batchText, idempotencyKey, oneShotText, orderBatch, runNowKey } from '../domain/tasks/reminderText.ts';
+import { type FailureStage, isRecurringKind, type TaskRow } from '../domain/tasks/types.ts';
+import { isTargetDueAt } from '../domain/time/due.ts';
+import { formatInstant, instantMs } from '../domain/time/instant.ts';
+import { latestOccurrence } from '../domain/time/recurrence.ts';
 import type { Clock, FollowupMessage, Logger, ScheduleAgent, SessionController } from '../ports.ts';
 import type { Limiter } from './limiter.ts';
 

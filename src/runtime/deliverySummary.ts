@@ -2,7 +2,7 @@
 // counted, with each delivery's lateness, and logged as one info line once the interval since the
 // last summary has passed. It is checked only when a delivery or a failure is recorded, so an idle
 // scheduler is never woken for it; whatever is still counted is flushed when the service closes.
-import { nearestRankQuantile } from '../domain/quantile.ts';
+import { nearestRankQuantile } from '../domain/reads/quantile.ts';
 import type { Clock, Logger } from '../ports.ts';
 
 /** What one summary line carries. */

@@ -5,16 +5,16 @@
 // batch the first attempt sent (the same ids, rows and remembered call), which writes the same
 // thing whether or not the first one landed, and answers the first answer. The batch is reused
 // only while no row it names has changed since; otherwise the retry is planned afresh.
-import { type CallRef, callKey, type RememberedCall } from '../domain/rememberedCalls.ts';
-import type { TaskRow } from '../domain/types.ts';
-import type { SlotPlan } from '../planning/slotPlan.ts';
+import { type CallRef, callKey, type RememberedCall } from '../domain/tasks/rememberedCalls.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
+import type { WritePlan } from '../planning/slotPlan.ts';
 import type { CommitBatch } from '../ports.ts';
 
 /** How many in-doubt calls are kept at most; the oldest is dropped past it. */
 const MAX_IN_DOUBT = 1_000;
 
 interface InDoubt {
-  readonly plan: SlotPlan;
+  readonly plan: WritePlan;
   readonly call: RememberedCall;
   /** The rows the batch names as the table held them when the write failed. */
   readonly before: ReadonlyArray<readonly [string, TaskRow | undefined]>;
@@ -29,7 +29,7 @@ export class InDoubtCalls {
   private readonly calls = new Map<string, InDoubt>();
 
   /** Keeps the calls of a plan whose write came back uncertain. */
-  note(plan: SlotPlan, batch: CommitBatch, rows: Rows): void {
+  note(plan: WritePlan, batch: CommitBatch, rows: Rows): void {
     const ids = [...batch.puts.map((row) => row.record.id), ...batch.deletes];
     const before = ids.map((id) => [id, rows.get(id)] as const);
     for (const call of batch.calls ?? []) {
@@ -44,7 +44,7 @@ export class InDoubtCalls {
    * The in-doubt call of this Session and `callId` with the plan that sent it, while none of its
    * rows has changed since; a call whose rows changed is forgotten.
    */
-  get(ref: CallRef, rows: Rows): { plan: SlotPlan; call: RememberedCall } | undefined {
+  get(ref: CallRef, rows: Rows): { plan: WritePlan; call: RememberedCall } | undefined {
     const key = callKey(ref);
     const entry = this.calls.get(key);
     if (entry === undefined) return undefined;

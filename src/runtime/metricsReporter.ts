@@ -2,7 +2,7 @@
 // `ScheduleMetrics` is called through here, so a member the Host left out costs nothing and one
 // that throws never reaches a delivery. The first throw is logged (with the member's name); the
 // rest are dropped, since a broken metrics sink would otherwise log on every delivery.
-import type { FailureStage } from '../domain/types.ts';
+import type { FailureStage } from '../domain/tasks/types.ts';
 import type { Logger, ScheduleLevels, ScheduleMetrics } from '../ports.ts';
 
 /** What the scheduler reports; each call is safe to make on the delivery path. */

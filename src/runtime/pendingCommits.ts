@@ -1,15 +1,14 @@
 // Receipts waiting to be written: reminders a Session acknowledged (its flush succeeded) whose
 // row write failed. They are kept in memory only — a crash before one is written may deliver the
 // reminder again (at-least-once) — and retried as writes, never as deliveries: while a task has
-// one, it is not delivered. One entry per task; the outcome objects built to retry them are
-// remembered so the slot that writes them can tell a retried write from a fresh delivery.
+// one, it is not delivered. One entry per task; the outcome built to retry them says so
+// (`retried`), so the slot that writes them tells a retried write from a fresh delivery.
 import type { DeliveredReminder, DeliveryOutcome } from '../../machines/events.ts';
 import type { PendingCommit, PendingReceipts } from '../planning/pendingReceipts.ts';
 
 /** The pending receipts by task id, and whether each is being written right now. */
 export class PendingCommits implements PendingReceipts {
   private readonly entries = new Map<string, { readonly commit: PendingCommit; inFlight: boolean }>();
-  private readonly retries = new WeakSet<DeliveryOutcome>();
 
   get size(): number {
     return this.entries.size;
@@ -56,14 +55,13 @@ export class PendingCommits implements PendingReceipts {
       else list.push(entry.commit.reminder);
     }
     return [...bySession].map(([sessionId, delivered]) => {
-      const outcome: DeliveryOutcome = { now, delivered, failedIds: [], unrecordableIds: [] };
-      this.retries.add(outcome);
+      const outcome: DeliveryOutcome = { now, delivered, failedIds: [], unrecordableIds: [], retried: true };
       return { sessionId, outcome };
     });
   }
 
   /** True for an outcome built by {@link take}: a retried write of pending receipts. */
   isRetry(outcome: DeliveryOutcome): boolean {
-    return this.retries.has(outcome);
+    return outcome.retried === true;
   }
 }

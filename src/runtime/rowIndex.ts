@@ -2,7 +2,7 @@
 // without a hash table of every id while the ids are a domain's own `sch_<n>` in the order it
 // hands them out: a large domain's rows then sit in an array by task number.
 import { taskNumber } from '../domain/codec/index.ts';
-import type { TaskRow } from '../domain/types.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 
 /** The array by task number may have at most this many slots per row it holds… */
 const MAX_SLOTS_PER_ROW = 4;

@@ -1,14 +1,14 @@
-// `scheduleSupervisor`: the supervisor machine with its real effect actors, the logic a Host built
-// on XState invokes (`invoke: { src: scheduleSupervisor, input: { sessions, storage, clock } }`)
-// and `createScheduleService` wraps. The machine stays pure; the effects live here. `openDomain`
+// `supervisorWith`: the supervisor machine with its real effect actors — with the default ports
+// filled in (src/supervisor.ts), the `scheduleSupervisor` a Host built on XState invokes
+// (`invoke: { src: scheduleSupervisor, input: { sessions, storage, clock } }`) and
+// `createScheduleService` wraps. The machine stays pure; the effects live here. `openDomain`
 // reads the Host's ports from the input, opens the storage and creates the `ScheduleRuntime` — the
 // in-memory table, the due index and its timer, the restore limiter and the work counter — which the
 // other effect actors (the slot runner, the timer, the runner of every Session's delivery
 // attempts, the close) receive as input.
 import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
-import { anyAttemptInFlight, isAttempting, sessionActorCount, taskActorOf } from '../../machines/actorLookup.ts';
-import type { ActorEffect, FlushedAttempt, SupervisorRuntime } from '../../machines/events.ts';
-import { replyBody } from '../../machines/scheduleReply.ts';
+import { anyAttemptInFlight, isAttempting, sessionActorCount } from '../../machines/actorLookup.ts';
+import type { ActorEffect, FlushedAttempt, SupervisorRuntime, TaskWake } from '../../machines/events.ts';
 import type { AttemptReply, AttemptRunEvent } from '../../machines/sessionMachine.ts';
 import {
   type OpenedDomain,
@@ -19,8 +19,6 @@ import {
   supervisorMachine,
   type TimerEvent,
 } from '../../machines/supervisorMachine.ts';
-import { jsonFileStorage } from '../adapters/jsonFileStorage.ts';
-import { systemClock } from '../adapters/systemClock.ts';
 import type { Clock, Logger, ScheduleLevels, ScheduleStorage, SessionController } from '../ports.ts';
 import { clusterMember } from './clusterMember.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
@@ -89,10 +87,6 @@ export class ScheduleRuntime implements SupervisorRuntime {
       config: ports.config,
       sessionOf: (id) => table.get(id)?.sessionId,
       logger: ports.logger,
-      taskOf: (id) => {
-        const snapshot = this.taskActor(id)?.getSnapshot();
-        return snapshot === undefined ? undefined : { state: String(snapshot.value), context: snapshot.context };
-      },
       onDue: (now, due) => this.sink?.({ type: 'clock.tick', now, due }),
       // A pending receipt's write is retried like a flushed attempt's commit.
       onCommitDue: (flushed) => this.sink?.({ type: 'delivery.flushed', flushed }),
@@ -166,15 +160,16 @@ export class ScheduleRuntime implements SupervisorRuntime {
     this.supervisor = supervisor ?? null;
   }
 
-  /** The attempt in flight and a task's failure status, read from the actors that own them. */
+  /** The attempt in flight, read from the Session actor that owns it, and a task's failure status, as its actor reported it. */
   readonly actors: ActorReader = {
     isAttempting: (sessionId) => this.supervisor !== null && isAttempting(this.supervisor, sessionId),
     failureOf: (id) => this.scheduler.failureOf(id),
   };
 
-  private taskActor(id: string) {
-    const sessionId = this.table.get(id)?.sessionId;
-    return this.supervisor === null || sessionId === undefined ? undefined : taskActorOf(this.supervisor, sessionId, id);
+  /** A task actor reported its wake: the timer keys the task by it (and is armed for it, once it runs). */
+  taskWake(wake: TaskWake): void {
+    this.scheduler.reported(wake);
+    if (this.sink !== null) this.scheduler.rearm();
   }
 
   whenIdle(): Promise<void> {
@@ -226,27 +221,38 @@ function runtimeOf(runtime: SupervisorRuntime | null | undefined): ScheduleRunti
   throw new Error('The schedule supervisor has no open domain.');
 }
 
-const openDomain = fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) => {
-  if (!isSupervisorInput(input)) throw new TypeError('scheduleSupervisor needs input.sessions with resolveAgent(sessionId).');
-  const config = resolveConfig(input.config);
-  const storage = input.storage ?? jsonFileStorage({ path: './data/schedule.json' });
-  const logger = input.logger ?? consoleLogger;
-  const ports: Ports = {
-    sessions: input.sessions,
-    storage,
-    clock: input.clock ?? systemClock,
-    logger,
-    config,
-    metrics: metricsReporter(input.metrics, logger),
-  };
-  const table = new TaskTable(await storage.open());
-  // Both read only the active rows of the table's own iteration (inactive ones are skipped).
-  warnOfDriftAtOpen(table.allRows(), table.tzdata, ports.logger);
-  const runtime = new ScheduleRuntime(ports, table);
-  // Every active row is queued; only those due within the passivation horizon get an actor now.
-  const activeRows = runtime.scheduler.trackRestored(table.allRows());
-  return { activeRows, runtime };
-});
+/**
+ * The ports the supervisor uses when its input names none, given by the file that assembles the
+ * public supervisor (src/supervisor.ts): the runtime touches no adapter itself.
+ */
+export interface DefaultPorts {
+  /** The storage opened when the input names none. */
+  readonly storage: () => ScheduleStorage;
+  readonly clock: Clock;
+}
+
+const openDomainWith = (defaults: DefaultPorts) =>
+  fromPromise<OpenedDomain, SupervisorInput>(async ({ input }) => {
+    if (!isSupervisorInput(input)) throw new TypeError('scheduleSupervisor needs input.sessions with resolveAgent(sessionId).');
+    const config = resolveConfig(input.config);
+    const storage = input.storage ?? defaults.storage();
+    const logger = input.logger ?? consoleLogger;
+    const ports: Ports = {
+      sessions: input.sessions,
+      storage,
+      clock: input.clock ?? defaults.clock,
+      logger,
+      config,
+      metrics: metricsReporter(input.metrics, logger),
+    };
+    const table = new TaskTable(await storage.open());
+    // Both read only the active rows of the table's own iteration (inactive ones are skipped).
+    warnOfDriftAtOpen(table.allRows(), table.tzdata, ports.logger);
+    const runtime = new ScheduleRuntime(ports, table);
+    // Every active row is queued; only those due within the passivation horizon get an actor now.
+    const activeRows = runtime.scheduler.trackRestored(table.allRows());
+    return { activeRows, runtime };
+  });
 
 const slotRunner = fromCallback<SlotRunEvent, RuntimeInput>(({ input, sendBack, receive, self }) => {
   const runtime = runtimeOf(input.runtime);
@@ -254,10 +260,7 @@ const slotRunner = fromCallback<SlotRunEvent, RuntimeInput>(({ input, sendBack, 
   receive((event) => {
     const count = event.commands.length;
     void runSlot(runtime.slotDeps, event.commands).then((outcome) => {
-      const effects = runtime.liveEffects(outcome.effects);
-      const { replies, ...rest } = outcome;
-      const bodies = replies === undefined ? {} : { replies: replies.map(replyBody) };
-      sendBack({ type: 'slot.done', outcome: { ...rest, effects, reply: replyBody(outcome.reply), ...bodies }, count });
+      sendBack({ type: 'slot.done', outcome: { ...outcome, effects: runtime.liveEffects(outcome.effects) }, count });
     });
   });
 });
@@ -332,22 +335,19 @@ const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, rece
 });
 
 /**
- * The scheduler as actor logic: input `ScheduleSupervisorInput`; accepts `schedule.call` and
- * `schedule.close`; answers `schedule.reply` (to `replyTo`, else the parent) and tells the parent
- * `schedule.changed` after each committed change. A domain that cannot be opened ends it with
- * status `error` (a `ScheduleError` with code `corrupt_schedule_log`). Over a storage many Hosts
- * share (`postgresStorage({ …, cluster })`) it is this Host's member of the cluster, speaking the
- * same protocol; its calls run concurrently, so match replies by `requestId`.
+ * The supervisor machine with its effect actors, using `defaults` for the ports its input leaves
+ * out. The public `scheduleSupervisor` (src/supervisor.ts) is this with the file storage and the
+ * system clock.
  */
-export const scheduleSupervisor = supervisorMachine.provide({
-  actors: {
-    openDomain,
-    slotRunner,
-    timer,
-    closeDomain,
-    attemptRunner,
-    clusterMember,
-  },
-});
-
-export type ScheduleSupervisor = typeof scheduleSupervisor;
+export function supervisorWith(defaults: DefaultPorts) {
+  return supervisorMachine.provide({
+    actors: {
+      openDomain: openDomainWith(defaults),
+      slotRunner,
+      timer,
+      closeDomain,
+      attemptRunner,
+      clusterMember,
+    },
+  });
+}

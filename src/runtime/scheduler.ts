@@ -1,17 +1,21 @@
 // The service's one timer (docs/delivery.md) and its due index. Active tasks wait in a priority
-// queue keyed by when they are next due — their target, or the retry time their task actor holds
-// after a failed delivery. The timer is armed for the earliest key, each wait at most `maxWaitMs`
-// (never above 2^31 − 1 ms); every wake rereads the wall clock and takes only what is due by then,
-// so a clock that moved backwards never fires anything early and one that jumped forwards catches
-// up at once. A task actor that is `parked` (retry off, or a message id that cannot be recorded)
-// is indexed without a time: only an unrelated wake (another task due, a committed create, update
-// or delete) or a restart tries it again. The retry state itself — attempts, the backoff, the next
-// retry — lives in the task actor (taskMachine.ts); this index reads it after the actor took a
-// failure. The failure status is then written with the row (the failure write), so a restart
-// restores it; a restored task is tried again at once when it is due.
+// queue keyed by when they are next due: a committed row's due instant, or the wake its task actor
+// reported (`task.wake`, taskMachine.ts) — its due instant, or its next retry after a failed
+// delivery. The timer is armed for the earliest key, each wait at most `maxWaitMs` (never above
+// 2^31 − 1 ms); every wake rereads the wall clock and hands out only what is keyed by then, so a
+// clock that moved backwards never fires anything early and one that jumped forwards catches up at
+// once. Whether a handed-out task is due is its actor's decision: its key is the instant its
+// actor finds it due, and a parked or overdue task that a tick does not find due (the clock stepped
+// back) reports its wake again. A task whose actor reported itself `parked` (retry off, or a
+// message id that cannot be recorded) is indexed without a time: only an unrelated wake (another
+// task due, a committed create, update or delete) or a restart tries it again. The retry state
+// itself — attempts, the backoff, the next retry — lives in the task actor; this index keeps only
+// the latest wake each actor reported, and a task's failure status is the one that wake carries.
+// The failure status is then written with the row (the failure write), so a restart restores it;
+// a restored task is tried again at once when it is due.
 //
 // A task whose Session flushed its reminder but whose row write failed holds a pending receipt
-// (pendingCommits.ts): its queue key is then the retry time its actor holds, and when it comes the
+// (pendingCommits.ts): its queue key is then the retry its actor reported, and when it comes the
 // write is retried — the task is not handed to its Session, whatever its target.
 // Any successful write retries the waiting receipts at once (the storage works again); an edit of
 // the task keeps the receipt waiting; deleting or ending the task drops it.
@@ -27,21 +31,14 @@
 // passivated task within the horizon activates it at once; a live task stays live whatever its
 // row becomes, until it is deleted or ends.
 
-import type { DueTasks, FailureCause, FlushedAttempt } from '../../machines/events.ts';
-import { nextRetryMs, type TaskContext } from '../../machines/taskMachine.ts';
-import { activeDueAtMs, dueAtMs } from '../domain/due.ts';
-import type { FailureStage, TaskRow } from '../domain/types.ts';
+import type { DueTasks, FailureCause, FlushedAttempt, TaskWake } from '../../machines/events.ts';
+import type { DeliveryFailure, FailureStage, TaskRow } from '../domain/tasks/types.ts';
+import { dueAtMs } from '../domain/time/due.ts';
 import type { PendingCommit } from '../planning/pendingReceipts.ts';
 import type { Clock, Logger } from '../ports.ts';
 import type { ResolvedConfig } from './config.ts';
 import { DueQueue } from './dueQueue.ts';
 import { PendingCommits } from './pendingCommits.ts';
-
-/** A task actor as the index reads it: its state and its context. */
-export interface TaskActorState {
-  readonly state: string;
-  readonly context: TaskContext;
-}
 
 export interface SchedulerOptions {
   readonly clock: Clock;
@@ -50,8 +47,6 @@ export interface SchedulerOptions {
   readonly sessionOf: (id: string) => string | undefined;
   /** Receives one warning per failed stage of an attempt. */
   readonly logger: Logger;
-  /** The task's actor as it is now (undefined without one). */
-  readonly taskOf: (id: string) => TaskActorState | undefined;
   /** Receives the due tasks of one wake, grouped by Session. */
   readonly onDue: (now: number, due: DueTasks[]) => void;
   /** Receives pending receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
@@ -68,13 +63,10 @@ export interface SchedulerOptions {
 
 export class Scheduler {
   private readonly queue = new DueQueue();
-  /** Tasks whose actor is parked: taken by the next unrelated wake. */
+  /** The latest wake each task actor reported (those that reported one), until the task is deleted or ends. */
+  private readonly wakes = new Map<string, TaskWake>();
+  /** The tasks whose reported wake is `parked` and that no wake has handed out since: taken by the next unrelated wake. */
   private readonly parked = new Set<string>();
-  /**
-   * Tasks whose actor took a failure: the only ones whose actor a failure status is read from
-   * (an entry whose actor has cleared its failure since is dropped when next read).
-   */
-  private readonly failing = new Set<string>();
   /** Receipts acknowledged by their Session whose write failed, to write again. */
   readonly pendingCommits = new PendingCommits();
   private recoverPending = false;
@@ -96,9 +88,9 @@ export class Scheduler {
   constructor(private readonly options: SchedulerOptions) {}
 
   /**
-   * An active row was committed: it is due at its target (its actor forgets the backoff) —
-   * unless its receipt is still waiting to be written (an edit landed meanwhile): then the write's
-   * retry keeps its time.
+   * An active row was committed: it is keyed at its due instant (an edit makes its actor forget
+   * the backoff; a failing one reports that wake too) — unless its receipt is still waiting to be
+   * written (an edit landed meanwhile): then the write's retry keeps its time.
    */
   track(row: TaskRow): void {
     const id = row.record.id;
@@ -188,7 +180,7 @@ export class Scheduler {
   untrack(id: string): void {
     this.pendingCommits.delete(id);
     this.parked.delete(id);
-    this.failing.delete(id);
+    this.wakes.delete(id);
     this.queue.delete(id);
     this.live.delete(id);
     this.dormant.delete(id);
@@ -196,25 +188,42 @@ export class Scheduler {
   }
 
   /**
-   * These failures reached the task actors: each task is queued again at the retry its actor
-   * holds, indexed as parked, or — when the failure left it waiting for its target (an edit
-   * landed during the attempt) — at that target; each cause is logged once. Answers how many
-   * failed attempts were logged.
+   * A task actor reported its wake: the task is keyed at it, or indexed as parked. A task deleted
+   * or ended meanwhile (its row is gone or inactive) is not kept.
+   */
+  reported(wake: TaskWake): void {
+    const id = wake.id;
+    if (this.options.rowOf(id)?.status !== 'active') {
+      this.wakes.delete(id);
+      return;
+    }
+    this.wakes.set(id, wake);
+    if (wake.waits === 'parked') {
+      this.queue.delete(id);
+      this.parked.add(id);
+      return;
+    }
+    this.parked.delete(id);
+    if (wake.at === undefined) this.queue.delete(id);
+    else this.queue.set(id, wake.at);
+  }
+
+  /**
+   * These failures reached the task actors, which reported their wakes as they took them: each
+   * task left retrying or parked counts as failing, and each cause is logged once. Answers how
+   * many failed attempts were logged.
    */
   failed(causes: readonly FailureCause[]): number {
     let logged = 0;
     for (const cause of causes) {
       const ids: string[] = [];
-      let latest: TaskContext['failure'];
+      let latest: DeliveryFailure | undefined;
       for (const id of cause.ids) {
-        const task = this.options.taskOf(id);
-        if (task === undefined) continue;
-        this.requeue(id, task);
-        if (task.state !== 'retrying' && task.state !== 'parked') continue;
-        this.failing.add(id);
+        const wake = this.wakes.get(id);
+        if (wake === undefined || wake.waits === 'due') continue;
         this.options.onFailing?.(id);
         ids.push(id);
-        latest ??= task.context.failure;
+        latest ??= wake.failure;
       }
       if (ids.length > 0) this.options.onAttemptFailed?.(cause.stage, ids.length);
       if (cause.park === true || ids.length === 0) continue;
@@ -232,31 +241,12 @@ export class Scheduler {
   }
 
   /**
-   * A task's failure status: its actor's, read from the actor only for a task that took a failure
-   * since it was last read without one or whose row carries one (restored with it); else the
-   * stored row's (a passivated task has no actor to ask).
+   * A task's failure status: the one its actor last reported, else its stored row's (an actor
+   * starts with its row's; a passivated task has none).
    */
-  failureOf(id: string): TaskContext['failure'] {
-    const stored = this.options.rowOf(id)?.failure;
-    if (!this.failing.has(id) && stored === undefined) return undefined;
-    const task = this.options.taskOf(id);
-    if (task === undefined) return stored;
-    const failure = task.context.failure;
-    if (failure === undefined) this.failing.delete(id);
-    return failure;
-  }
-
-  /** Indexes a task by its actor's state: its retry time, parked, or its due instant. */
-  private requeue(id: string, task: TaskActorState): void {
-    if (task.state === 'parked') {
-      this.queue.delete(id);
-      this.parked.add(id);
-      return;
-    }
-    this.parked.delete(id);
-    const at = task.state === 'retrying' ? nextRetryMs(task.context) : activeDueAtMs(this.options.rowOf(id));
-    if (at === undefined) this.queue.delete(id);
-    else this.queue.set(id, at);
+  failureOf(id: string): DeliveryFailure | undefined {
+    const wake = this.wakes.get(id);
+    return wake === undefined ? this.options.rowOf(id)?.failure : wake.failure;
   }
 
   /**
@@ -288,22 +278,11 @@ export class Scheduler {
   }
 
   /**
-   * Retry now: these tasks (waiting out a backoff, or parked) are tried again at the next wake
-   * (their actors forget the backoff); a receipt waiting for its write is written again at once.
+   * Retry now: a receipt of these tasks waiting for its write is written again at once. The other
+   * tasks' actors forget the backoff and report their wake (due, they are handed out at the next wake).
    */
   retryNow(ids: readonly string[]): void {
-    const commits: string[] = [];
-    for (const id of ids) {
-      if (this.isPassive(id)) continue;
-      if (this.pendingCommits.has(id)) {
-        commits.push(id);
-        continue;
-      }
-      const due = activeDueAtMs(this.options.rowOf(id));
-      if (due === undefined) continue;
-      this.parked.delete(id);
-      this.queue.set(id, due);
-    }
+    const commits = ids.filter((id) => this.pendingCommits.has(id));
     if (commits.length > 0) this.handOutCommits(commits, this.options.clock.now());
   }
 
@@ -359,10 +338,10 @@ export class Scheduler {
   }
 
   /**
-   * Hands the tasks due by now to their Sessions. Only a task whose target has passed is handed
-   * out: one whose target is ahead (a retry time outlived an edit, or the clock stepped back while
-   * it was parked) goes back on the queue at its target, so no active task ever leaves the queue
-   * without being delivered.
+   * Hands the tasks keyed by now — and, on any wake that takes some or is kicked, the parked ones
+   * — to their Sessions, whose task actors decide whether each is due: a parked or overdue one
+   * that is not (the clock stepped back) reports its wake again, so no active task leaves the
+   * queue for good without being delivered.
    */
   private wake(kicked: boolean): void {
     const now = this.options.clock.now();
@@ -372,7 +351,7 @@ export class Scheduler {
       taken.push(...this.parked);
       this.parked.clear();
     }
-    // Due tasks by Session, in the order taken; each row is read once for its due instant and its Session.
+    // Due tasks by Session, in the order taken; each row is read once for its Session.
     const bySession = new Map<string, string[]>();
     const commits: string[] = [];
     for (const id of taken) {
@@ -381,12 +360,7 @@ export class Scheduler {
         continue;
       }
       const row = this.options.rowOf(id);
-      const dueAt = activeDueAtMs(row);
-      if (row === undefined || dueAt === undefined) continue;
-      if (dueAt > now) {
-        this.queue.set(id, dueAt);
-        continue;
-      }
+      if (row === undefined || row.status !== 'active') continue;
       const ids = bySession.get(row.sessionId);
       if (ids === undefined) bySession.set(row.sessionId, [id]);
       else ids.push(id);
@@ -407,7 +381,7 @@ export class Scheduler {
     const rows: TaskRow[] = [];
     for (const id of ids) {
       const row = this.options.rowOf(id);
-      const due = activeDueAtMs(row);
+      const due = row === undefined || row.status !== 'active' ? undefined : dueAtMs(row);
       if (row === undefined || due === undefined) continue;
       this.live.add(id);
       this.queue.set(id, due);

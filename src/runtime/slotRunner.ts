@@ -1,27 +1,38 @@
-// Runs one mailbox slot: plans it at the slot's `now`, checks cancellation after queueing and
-// again just before persistence, writes the batch and awaits it inside the slot, and only then
-// updates the in-memory table and the timer. A refused request answers with its ScheduleError's
-// code; an unexpected error answers `internal_error` (and is logged with its cause); a failed write
-// answers `persistence_uncertain` and changes nothing in memory. A slot holding a run of delivery
-// commits plans each and writes them as one batch; so does a run of creates for different Sessions,
-// each then answered on its own. When a delivery commit's write fails, the
-// receipts the Session acknowledged are handed to the scheduler as pending: their write is retried,
-// not their delivery; any successful write retries them at once. A failure write (the failure
-// statuses task actors took, stored with their rows) leaves the timer's queue as the actors set it.
-import type { ActorEffect, DomainChange, FailureCause, MailboxCommand, Operation } from '../../machines/events.ts';
-import { isPlainObject } from '../domain/argShape.ts';
+// Runs one mailbox slot: plans it at the slot's `now` (pure: planning reads the table and changes
+// nothing), then executes the plan by its kind — a read settles at once; a create first gets its
+// task id, reserved here; a write checks cancellation again just before persistence, writes the
+// batch and awaits it inside the slot, and only then updates the in-memory table and the timer. A
+// refused request answers with its ScheduleError's code; an unexpected error answers
+// `internal_error` (and is logged with its cause); a failed write answers `persistence_uncertain`
+// and changes nothing in memory. A slot holding a run of delivery commits plans each and writes
+// them as one batch; so does a run of creates for different Sessions, each then answered on its
+// own. When a delivery commit's write fails, the receipts the Session acknowledged are handed to
+// the scheduler as pending: their write is retried, not their delivery; any successful write
+// retries them at once. A failure write (the failure statuses task actors took, stored with their
+// rows) leaves the timer's queue as the actors set it.
+import type { ActorEffect, CommandOutcome, FailureCause, MailboxCommand, Operation, ScheduleReplyBody } from '../../machines/events.ts';
+import { rejected } from '../../machines/scheduleReply.ts';
+import { isPlainObject } from '../domain/args/argShape.ts';
 import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
-import { checkCallId, isIdempotentOperation } from '../domain/rememberedCalls.ts';
-import type { DeliveryFailure, TaskRow } from '../domain/types.ts';
+import { checkCallId, isIdempotentOperation } from '../domain/tasks/rememberedCalls.ts';
+import type { DeliveryFailure } from '../domain/tasks/types.ts';
 import { planBulkBatch } from '../planning/bulkPlans.ts';
 import { type CreateRun, mergeCreatePlans } from '../planning/createRun.ts';
-import { planDeliveryCommit, taskFailures } from '../planning/deliveryCommit.ts';
+import { mergeDeliveryPlans, planDeliveryCommit, taskFailures } from '../planning/deliveryCommit.ts';
 import { planFailureWrite } from '../planning/failureWrite.ts';
 import { planIdempotent } from '../planning/idempotentPlans.ts';
 import type { SlotContext } from '../planning/mutations.ts';
-import type { PendingCommit } from '../planning/pendingReceipts.ts';
 import { planRemote, planSessionActivity, planSessionStop } from '../planning/remotePlans.ts';
-import { rejected, resolved, type SlotPlan, type SlotReply } from '../planning/slotPlan.ts';
+import {
+  type CreatePlan,
+  type ReadPlan,
+  type ReadyPlan,
+  resolved,
+  type SlotPlan,
+  unwritten,
+  type WritePlan,
+  write,
+} from '../planning/slotPlan.ts';
 import { planToolCall } from '../planning/toolPlans.ts';
 import type { Clock, CommitBatch, Logger, ScheduleStorage } from '../ports.ts';
 import type { ResolvedConfig } from './config.ts';
@@ -31,21 +42,6 @@ import type { MetricsReporter } from './metricsReporter.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { TaskTable } from './taskTable.ts';
 import { currentTzdata } from './tzdataVersion.ts';
-
-/**
- * What one slot did: how the call settles, the effects on the actors, the committed changes, and
- * the failures its effects hand to task actors (for the timer, once the actors have taken them).
- */
-export interface SlotOutcome {
-  readonly reply: SlotReply;
-  /** One answer per command of a slot that answers several calls (a run of creates); `reply` is then unused. */
-  readonly replies?: readonly SlotReply[];
-  readonly effects: readonly ActorEffect[];
-  readonly changes: readonly DomainChange[];
-  readonly failures: readonly FailureCause[];
-  /** The call goes on in another slot, queued at the back of the mailbox (a bulk call's next batch). */
-  readonly continuation?: Operation;
-}
 
 /** What the slot runner reads from the actors: nothing about them is kept anywhere else. */
 export interface ActorReader {
@@ -80,7 +76,7 @@ function unexpected(deps: SlotRunnerDeps, op: Operation, error: unknown): Schedu
 }
 
 /** The answer to a refused or failed request, shaped for the kind of call. */
-function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): SlotReply {
+function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): ScheduleReplyBody {
   const scheduleError = error instanceof ScheduleError ? error : unexpected(deps, op, error);
   if (op.kind === 'archive.activity' || op.kind === 'archive.stop' || op.kind === 'delivery.commit') return rejected(scheduleError);
   return resolved(scheduleError.toFailure());
@@ -145,43 +141,6 @@ function planOperation(deps: SlotRunnerDeps, ctx: SlotContext, op: Operation, no
   }
 }
 
-/** One plan for a run of delivery commits: their rows in one batch, their effects in order. */
-function mergeDeliveryPlans(plans: readonly SlotPlan[]): SlotPlan {
-  const puts: TaskRow[] = [];
-  const effects: ActorEffect[] = [];
-  const changes: DomainChange[] = [];
-  const failures: FailureCause[] = [];
-  const errors: Array<{ message: string; data: unknown }> = [];
-  const commits: PendingCommit[] = [];
-  const dropped: string[] = [];
-  for (const p of plans) {
-    errors.push(...(p.errors ?? []));
-    if (p.batch !== undefined) puts.push(...p.batch.puts);
-    effects.push(...(p.effects ?? []));
-    changes.push(...(p.changes ?? []));
-    failures.push(...(p.failures ?? []));
-    commits.push(...(p.commits ?? []));
-    dropped.push(...(p.dropped ?? []));
-  }
-  const merged: SlotPlan = { reply: resolved(null), effects, changes, failures, errors, commits, dropped };
-  if (puts.length === 0) return merged;
-  return {
-    ...merged,
-    batch: { puts, deletes: [] },
-    onWriteFailure: (error) => {
-      const outcomes = plans.map(
-        (p) => p.onWriteFailure?.(error) ?? { reply: resolved(null), effects: p.effects ?? [], failures: p.failures ?? [] },
-      );
-      return {
-        reply: resolved(null),
-        effects: outcomes.flatMap((f) => f.effects),
-        failures: outcomes.flatMap((f) => f.failures ?? []),
-        commits: outcomes.flatMap((f) => f.commits ?? []),
-      };
-    },
-  };
-}
-
 /**
  * Settles every delivery attempt among `commands` as failed (nothing recorded); retried writes of
  * pending receipts go back to waiting.
@@ -225,30 +184,60 @@ function track(deps: SlotRunnerDeps, batch: CommitBatch): void {
   }
 }
 
+/** The outcome of a slot that settles with `reply` alone. */
+const replyOnly = (reply: ScheduleReplyBody): CommandOutcome => ({ reply, effects: [], changes: [], failures: [] });
+
+/** The call goes on in another slot, when its plan says so. */
+const goesOn = (settled: { readonly continuation?: Operation }): { continuation?: Operation } =>
+  settled.continuation === undefined ? {} : { continuation: settled.continuation };
+
 /**
- * Writes a plan's batch (if any) and settles the slot. `noteInDoubt` keeps the idempotent calls of
- * a write that came back uncertain (by default with this plan, which a retry sends again).
+ * Before a create, when storage hands out task numbers and none is left: takes a block of them
+ * (numbers no write uses are never used, as with the local counter).
  */
-async function execute(
+async function ensureTaskNumber(deps: SlotRunnerDeps): Promise<void> {
+  const allocate = deps.storage.allocateTaskNumbers;
+  if (allocate === undefined || deps.table.allocatedLeft > 0) return;
+  deps.table.supplyTaskNumbers(await allocate.call(deps.storage, deps.table.nextAllocation));
+}
+
+/**
+ * The write of a create plan under a new task id, reserved now, as the plan is executed. The id is
+ * never handed out again even if the write fails (a failed write may still have landed); the
+ * batch records the counter when the local counter handed it out.
+ */
+function withNewId(deps: SlotRunnerDeps, plan: CreatePlan): WritePlan {
+  const { id, nextTaskNumber } = deps.table.reserveId();
+  const planned = plan.withId(id);
+  return nextTaskNumber === undefined ? planned : { ...planned, batch: { ...planned.batch, nextTaskNumber } };
+}
+
+/** Settles a slot that writes nothing: the timer hears its notes, the caller its answer. */
+function settleRead(deps: SlotRunnerDeps, slot: ReadPlan): CommandOutcome {
+  for (const error of slot.errors) deps.logger.error(error.message, error.data);
+  deps.scheduler.commitsSettled(slot.dropped);
+  deps.scheduler.retryNow(slot.retryNow);
+  deps.scheduler.rearm();
+  return { reply: slot.reply, effects: slot.effects, changes: [], failures: slot.failures, ...goesOn(slot) };
+}
+
+/**
+ * Writes a plan's batch and settles the slot; only a batch storage acknowledged changes memory.
+ * `noteInDoubt` keeps the idempotent calls of a write that came back uncertain (by default with
+ * this plan, which a retry sends again).
+ */
+async function commit(
   deps: SlotRunnerDeps,
   op: Operation,
-  slot: SlotPlan,
+  slot: WritePlan,
   signal: AbortSignal | undefined,
   noteInDoubt: (written: CommitBatch) => void = (written) => deps.inDoubt.note(slot, written, deps.table),
-): Promise<SlotOutcome> {
-  for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
-  const batch = slot.batch;
-  const continuation = slot.continuation === undefined ? {} : { continuation: slot.continuation };
-  if (batch === undefined) {
-    deps.scheduler.commitsSettled(slot.dropped ?? []);
-    if (slot.retryNow !== undefined) deps.scheduler.retryNow(slot.retryNow);
-    deps.scheduler.rearm();
-    return { reply: slot.reply, effects: slot.effects ?? [], changes: [], failures: slot.failures ?? [], ...continuation };
-  }
-  if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [], failures: [] };
+): Promise<CommandOutcome> {
+  for (const error of slot.errors) deps.logger.error(error.message, error.data);
+  if (signal?.aborted) return replyOnly(rejected(abortReason(signal)));
   // The first write after an open with other time-zone data records the version in use.
   const tzdata = currentTzdata();
-  const written = deps.table.tzdata === tzdata ? batch : { ...batch, tzdata };
+  const written = deps.table.tzdata === tzdata ? slot.batch : { ...slot.batch, tzdata };
   // The write's own duration, on the process's monotonic clock (the injected clock may be a test's).
   const startedAt = performance.now();
   try {
@@ -258,16 +247,15 @@ async function execute(
     deps.metrics.storageCommitted((performance.now() - startedAt) / 1000, false);
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
     if (error instanceof ScheduleError && error.code === 'persistence_uncertain') noteInDoubt(written);
-    const failure = slot.onWriteFailure?.(error) ?? { reply: failureReply(deps, op, error), effects: [] };
-    deps.scheduler.commitsSettled(slot.dropped ?? []);
-    deps.scheduler.commitFailed(failure.commits ?? []);
+    const failure = slot.onWriteFailure(error);
+    deps.scheduler.commitsSettled(slot.dropped);
+    deps.scheduler.commitFailed(failure.commits);
     deps.scheduler.rearm();
-    const next = 'continuation' in failure && failure.continuation !== undefined ? { continuation: failure.continuation } : {};
-    return { reply: failure.reply, effects: failure.effects, changes: [], failures: failure.failures ?? [], ...next };
+    return { reply: failure.reply, effects: failure.effects, changes: [], failures: failure.failures, ...goesOn(failure) };
   }
   deps.table.apply(written);
   deps.inDoubt.settled(written);
-  for (const { sessionId, reminder: r } of slot.commits ?? []) {
+  for (const { sessionId, reminder: r } of slot.commits) {
     deps.logger.debug?.('Reminder delivered.', {
       sessionId,
       taskId: r.id,
@@ -279,64 +267,73 @@ async function execute(
     // A clock set backwards between target and delivery is not a delivery ahead of time.
     deps.metrics.delivered(Math.max(0, r.deliveredAt - r.occurrence) / 1000);
   }
-  const deliveredIds = (slot.commits ?? []).map((c) => c.reminder.id);
-  deps.scheduler.commitsSettled([...deliveredIds, ...(slot.dropped ?? [])]);
-  if (slot.keepsTiming === true) {
+  deps.scheduler.commitsSettled([...slot.commits.map((c) => c.reminder.id), ...slot.dropped]);
+  if (slot.timing === 'keep') {
     deps.scheduler.recover();
-    return { reply: slot.reply, effects: slot.effects ?? [], changes: [], failures: [] };
+    return { reply: slot.reply, effects: slot.effects, changes: [], failures: [] };
   }
-  track(deps, batch);
+  track(deps, slot.batch);
   // Tasks the batch did not write but asked to try again (a bulk run now of tasks whose request waits).
-  if (slot.retryNow !== undefined) deps.scheduler.retryNow(slot.retryNow);
+  deps.scheduler.retryNow(slot.retryNow);
   deps.scheduler.rearm();
   if (op.kind !== 'delivery.commit') deps.scheduler.kick();
   deps.scheduler.recover();
-  return { reply: slot.reply, effects: slot.effects ?? [], changes: slot.changes ?? [], failures: slot.failures ?? [], ...continuation };
+  return { reply: slot.reply, effects: slot.effects, changes: slot.changes, failures: slot.failures, ...goesOn(slot) };
 }
 
 /**
- * Before a create, when storage hands out task numbers and none is left: takes a block of them
- * (numbers no write uses are never used, as with the local counter).
+ * Executes a plan by its kind: a read settles at once, a write is written, and a create is written
+ * under the id reserved for it now — none when the call was aborted first.
  */
-async function ensureTaskNumber(deps: SlotRunnerDeps, op: Operation): Promise<void> {
-  const allocate = deps.storage.allocateTaskNumbers;
-  if (allocate === undefined || deps.table.allocatedLeft > 0) return;
-  if (op.kind !== 'tool' || op.name !== 'schedule_create') return;
-  deps.table.supplyTaskNumbers(await allocate.call(deps.storage, deps.table.nextAllocation));
+async function execute(deps: SlotRunnerDeps, op: Operation, slot: SlotPlan, signal: AbortSignal | undefined): Promise<CommandOutcome> {
+  switch (slot.kind) {
+    case 'read':
+      return settleRead(deps, slot);
+    case 'write':
+      return commit(deps, op, slot, signal);
+    case 'create':
+      try {
+        await ensureTaskNumber(deps);
+      } catch (error) {
+        return replyOnly(failureReply(deps, op, error));
+      }
+      if (signal?.aborted) return replyOnly(rejected(abortReason(signal)));
+      return commit(deps, op, withNewId(deps, slot), signal);
+  }
 }
 
 /** Runs one command to its outcome; never rejects. */
-async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promise<SlotOutcome> {
+async function runCommand(deps: SlotRunnerDeps, command: MailboxCommand): Promise<CommandOutcome> {
   const op = command.operation;
   const signal = op.kind === 'tool' ? op.signal : undefined;
-  if (signal?.aborted) return { reply: rejected(abortReason(signal)), effects: [], changes: [], failures: [] };
+  if (signal?.aborted) return replyOnly(rejected(abortReason(signal)));
   let slot: SlotPlan;
   try {
-    await ensureTaskNumber(deps, op);
     slot = plan(deps, op, deps.clock.now());
   } catch (error) {
-    return { reply: failureReply(deps, op, error), effects: [], changes: [], failures: [] };
+    return replyOnly(failureReply(deps, op, error));
   }
   return execute(deps, op, slot, signal);
 }
 
 /** A create of a run whose plan writes: its place in the slot, its plan and its caller's signal. */
-interface PlannedCreate {
+interface PlannedCreate<P extends SlotPlan> {
   readonly index: number;
-  readonly plan: SlotPlan;
+  readonly plan: P;
   readonly signal: AbortSignal | undefined;
 }
 
 /**
  * Runs a run of creates for different Sessions: each is planned in turn as it would be alone (its
- * own task number, its own refusal, its own remembered call), the plans that write are written as
- * one batch, and each call is answered on its own. A call aborted before the write is answered
- * with its abort and left out of the batch; a failed write answers every create of the batch as
- * its plan says (`persistence_uncertain`) and changes nothing in memory.
+ * own refusal, its own remembered call), the plans that write get their task ids in mailbox order
+ * and are written as one batch, and each call is answered on its own. A call aborted before the
+ * write is answered with its abort and left out of the batch (it takes no id); a failed write
+ * answers every create of the batch as its plan says (`persistence_uncertain`) and changes nothing
+ * in memory.
  */
-async function runCreates(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<SlotOutcome> {
-  const replies: SlotReply[] = [];
-  const planned: PlannedCreate[] = [];
+async function runCreates(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<CommandOutcome> {
+  const replies: ScheduleReplyBody[] = [];
+  const planned: PlannedCreate<CreatePlan | WritePlan>[] = [];
   for (const [index, { operation: op }] of commands.entries()) {
     const signal = op.kind === 'tool' ? op.signal : undefined;
     if (signal?.aborted) {
@@ -344,17 +341,30 @@ async function runCreates(deps: SlotRunnerDeps, commands: readonly MailboxComman
       continue;
     }
     try {
-      await ensureTaskNumber(deps, op);
       const slot = plan(deps, op, deps.clock.now());
-      for (const error of slot.errors ?? []) deps.logger.error(error.message, error.data);
-      if (slot.batch === undefined) replies[index] = slot.reply;
+      // A create that writes nothing answers a remembered call.
+      if (slot.kind === 'read') replies[index] = slot.reply;
       else planned.push({ index, plan: slot, signal });
     } catch (error) {
       replies[index] = failureReply(deps, op, error);
     }
   }
+  // Each create gets its id in mailbox order, unless its caller went away first.
+  const reserved: PlannedCreate<WritePlan>[] = [];
+  for (const { index, plan: p, signal } of planned) {
+    const op = commands[index]?.operation;
+    if (op === undefined) continue;
+    try {
+      if (p.kind === 'create') await ensureTaskNumber(deps);
+    } catch (error) {
+      replies[index] = failureReply(deps, op, error);
+      continue;
+    }
+    if (signal?.aborted) replies[index] = rejected(abortReason(signal));
+    else reserved.push({ index, plan: p.kind === 'create' ? withNewId(deps, p) : p, signal });
+  }
   // Cancellation is checked again just before the write, as for a call alone.
-  const writing = planned.filter(({ index, signal }) => {
+  const writing = reserved.filter(({ index, signal }) => {
     if (signal?.aborted !== true) return true;
     replies[index] = rejected(abortReason(signal));
     return false;
@@ -362,25 +372,25 @@ async function runCreates(deps: SlotRunnerDeps, commands: readonly MailboxComman
   const first = commands[writing[0]?.index ?? 0];
   if (first === undefined || writing.length === 0) {
     deps.scheduler.rearm();
-    return { reply: resolved(null), replies, effects: [], changes: [], failures: [] };
+    return { ...replyOnly(resolved(null)), replies };
   }
   const run = mergeCreatePlans(writing.map((w) => w.plan));
   let failed: ReturnType<CreateRun['failed']> | undefined;
-  const merged: SlotPlan = {
+  const merged = write({
     reply: resolved(null),
     batch: run.batch,
     effects: run.effects,
     changes: run.changes,
     onWriteFailure: (error) => {
       failed = run.failed(error);
-      return { reply: resolved(null), effects: failed.effects };
+      return unwritten(resolved(null), { effects: failed.effects });
     },
-  };
+  });
   // Each in-doubt call is kept with its own plan: a retry sends that create's rows again, not the run's.
   const noteInDoubt = (): void => {
-    for (const { plan: p } of writing) if (p.batch !== undefined) deps.inDoubt.note(p, p.batch, deps.table);
+    for (const { plan: p } of writing) deps.inDoubt.note(p, p.batch, deps.table);
   };
-  const outcome = await execute(deps, first.operation, merged, undefined, noteInDoubt);
+  const outcome = await commit(deps, first.operation, merged, undefined, noteInDoubt);
   const answers = failed?.replies ?? run.replies;
   writing.forEach(({ index }, i) => {
     replies[index] = answers[i] ?? resolved(null);
@@ -390,15 +400,21 @@ async function runCreates(deps: SlotRunnerDeps, commands: readonly MailboxComman
 
 const isCreate = (op: Operation): boolean => op.kind === 'tool' && op.name === 'schedule_create';
 
+/** A delivery commit's plan (never a create). */
+function readyPlan(slot: SlotPlan): ReadyPlan {
+  if (slot.kind === 'create') throw new Error('A run of delivery commits holds a create.');
+  return slot;
+}
+
 /** Runs the commands of one slot (one call, a run of delivery commits or a run of creates); never rejects. */
-export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<SlotOutcome> {
+export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<CommandOutcome> {
   const first = commands[0];
   try {
-    if (first === undefined) return { reply: resolved(null), effects: [], changes: [], failures: [] };
+    if (first === undefined) return replyOnly(resolved(null));
     if (commands.length === 1) return await runCommand(deps, first);
     if (isCreate(first.operation)) return await runCreates(deps, commands);
     const now = deps.clock.now();
-    const plans = commands.map((c) => plan(deps, c.operation, now));
+    const plans = commands.map((c) => readyPlan(plan(deps, c.operation, now)));
     return await execute(deps, first.operation, mergeDeliveryPlans(plans), undefined);
   } catch (error) {
     // Unreachable unless planning has a bug; the Sessions must still leave their attempt.

@@ -1,4 +1,4 @@
-// The counts per state (src/domain/stateCounts.ts) kept up to date as the task table changes: every
+// The counts per state (src/domain/reads/stateCounts.ts) kept up to date as the task table changes: every
 // committed put or delete adjusts the whole schedule's numbers and its Session's, so a read costs
 // no scan. Which active tasks are overdue depends on the clock, so the unpaused targets are held in
 // a `TargetSplit` that answers how many lie at or before now; a Session's overdue tasks are found by
@@ -6,9 +6,10 @@
 // status, and also from when its actor took a failure that its row does not carry (`noteFailing`:
 // a receipt whose write failed, or a failure whose own write is still queued) until a delivery of
 // it is committed, it ends or it is deleted — as the catalog reports it.
-import { instantMs } from '../domain/instant.ts';
-import { type StateCounts, zeroCounts } from '../domain/stateCounts.ts';
-import type { TaskRow } from '../domain/types.ts';
+
+import { type StateCounts, zeroCounts } from '../domain/reads/stateCounts.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
+import { instantMs } from '../domain/time/instant.ts';
 import { TargetSplit } from './targetSplit.ts';
 
 /** The clock-free numbers of one scope: the whole schedule, or one Session. */

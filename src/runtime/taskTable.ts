@@ -4,9 +4,9 @@
 // committed change its context is a new object whose members are the committed row's own (the
 // record and the saved history are shared, not copied).
 
-import { type CallRef, callKey, type RememberedCall } from '../domain/rememberedCalls.ts';
-import type { ScheduleCounts } from '../domain/stateCounts.ts';
-import type { TaskRow } from '../domain/types.ts';
+import type { ScheduleCounts } from '../domain/reads/stateCounts.ts';
+import { type CallRef, callKey, type RememberedCall } from '../domain/tasks/rememberedCalls.ts';
+import type { TaskRow } from '../domain/tasks/types.ts';
 import type { TaskRows } from '../planning/taskRows.ts';
 import type { CommitBatch, StoredDomain } from '../ports.ts';
 import { RowIndex } from './rowIndex.ts';

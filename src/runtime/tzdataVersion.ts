@@ -3,8 +3,9 @@
 // zone-data version Node reports as `process.versions.tz`. A Node built without it reports only
 // its ICU version (`icu-<version>`), and one without ICU `unknown`. Also the warning an open
 // logs when the domain's targets or recorded version do not match the data in use.
-import { driftedCount } from '../domain/drift.ts';
-import type { TaskRow } from '../domain/types.ts';
+
+import type { TaskRow } from '../domain/tasks/types.ts';
+import { driftedCount } from '../domain/time/drift.ts';
 import type { Logger } from '../ports.ts';
 
 /** The time-zone data version in use, e.g. `2025c`. */

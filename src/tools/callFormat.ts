@@ -2,7 +2,7 @@
 // OpenAI's strict mode must send every member, so it sends `null` for the ones it does not use;
 // with `{ format: 'openai-strict' }` those nulls are read as absent, at every level. Every other
 // format reads the arguments as they are, where `null` is an ordinary (invalid) value.
-import { isPlainObject } from '../domain/argShape.ts';
+import { isPlainObject } from '../domain/args/argShape.ts';
 import { isToolFormat, TOOL_FORMATS, type ToolFormat } from './formats.ts';
 
 /** The options of `callTool`. */

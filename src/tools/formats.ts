@@ -49,7 +49,7 @@ export type ToolDefinitionsByFormat = {
 /** A model API's tool format. */
 export type ToolFormat = keyof ToolDefinitionsByFormat;
 
-/** Every format, in the order the README lists them. */
+/** Every format, in the order docs/models.md lists them. */
 export const TOOL_FORMATS: readonly ToolFormat[] = ['mcp', 'anthropic', 'openai', 'openai-chat', 'openai-strict'];
 
 /** True for a known format name. */

@@ -3,8 +3,9 @@
 // tasks of both Hosts' shards; a bulk pause by a filter across Sessions runs at each shard's owner
 // and answers the sum; a bulk call whose filter names a Session runs at its owner; a repeat with
 // the same callId answers the first answer.
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+
 import type { ClusterService } from '../../src/cluster/clusterService.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import type { ScheduleCounts } from '../../src/index.ts';
 import { pgliteListener, usePglite } from '../storage/postgresHarness.ts';
 import { clusterOn, settledPair } from './clusterSuite.ts';

@@ -2,8 +2,9 @@
 // stepped until they hold 128 shards each: `format: 'openai-strict'` reads a strict model's nulls
 // as absent whether the Session's shard is held here or at the other Host; an unknown format is
 // refused before anything is sent; an aborted signal rejects with its reason and writes nothing.
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+
 import type { ClusterService } from '../../src/cluster/clusterService.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import { pgliteListener, run, usePglite } from '../storage/postgresHarness.ts';
 import { clusterOn, settledPair } from './clusterSuite.ts';
 

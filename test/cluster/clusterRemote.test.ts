@@ -4,8 +4,9 @@
 // (the owner's failure write stores it with the row); bad catalog options are refused as a single Host refuses
 // them; the drift report covers every shard; a re-anchor is run by the Session's owner; and the
 // topology names both Hosts and every shard's owner and epoch.
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+
 import type { ClusterService } from '../../src/cluster/clusterService.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import type { CatalogEntry } from '../../src/index.ts';
 import { pgliteListener, usePglite } from '../storage/postgresHarness.ts';
 import { clusterOn, settledPair } from './clusterSuite.ts';

@@ -10,9 +10,9 @@
 
 import type { NotificationListener } from '../../src/adapters/postgres/callRouter.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
 import type { KeeperTimers } from '../../src/adapters/postgres/shardKeeper.ts';
 import { type ClusterService, type ClusterServiceOptions, createClusterService } from '../../src/cluster/clusterService.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { randomSchema, run } from '../storage/postgresHarness.ts';
 

@@ -5,11 +5,11 @@
 // reminder wherever its Session's shard is held. Then three Host machines each invoke
 // `scheduleSupervisor` over the shared storage and speak the supervisor's protocol to it.
 import { assign, createActor, sendTo, setup } from 'xstate';
-import type { ScheduleCall, ScheduleChangedEvent, ScheduleReplyEvent } from '../../machines/index.ts';
-import { scheduleSupervisor } from '../../machines/index.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
-import { postgresStorage } from '../../src/adapters/postgres/index.ts';
 import { createConsole } from '../../src/console/index.ts';
+import type { ScheduleCall, ScheduleChangedEvent, ScheduleReplyEvent } from '../../src/entries/machines.ts';
+import { scheduleSupervisor } from '../../src/entries/machines.ts';
+import { postgresStorage } from '../../src/entries/postgres.ts';
 import { shardOf } from '../../src/index.ts';
 import type { ScheduleStorage } from '../../src/ports.ts';
 import { createScheduleService, type ScheduleChange, type ScheduleService } from '../../src/service.ts';

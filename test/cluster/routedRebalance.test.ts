@@ -1,8 +1,9 @@
 // A call routed while its shard moves, on PGlite: the shard's Host has left and no other has taken
 // it yet, so the call waits in the database — it is not answered `owner_unavailable` — and the
 // Host that takes the shard over runs it once it has opened the shard, within the routing deadline.
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+
 import { type ClusterService, createClusterService } from '../../src/cluster/clusterService.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { pgliteListener, randomSchema, run, usePglite } from '../storage/postgresHarness.ts';
 

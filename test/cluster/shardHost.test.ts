@@ -11,6 +11,7 @@ import { ShardHost } from '../../src/cluster/shardHost.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
 import { createScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
+import { waitUntil } from '../support/waitUntil.ts';
 
 const T0 = '2030-01-01T08:00:00.000Z';
 const quiet = { warn() {}, error() {} };
@@ -33,13 +34,9 @@ function cluster() {
       route: async (call): Promise<RoutedAnswer> => {
         routed.push({ from: name, call });
         // A call for a shard between owners waits for the next one, as a routed call waits to be claimed.
-        let target = owner(shardOf(call.sessionId));
-        for (let turn = 0; target === undefined && turn < 100; turn++) {
-          await new Promise((resolve) => setImmediate(resolve));
-          target = owner(shardOf(call.sessionId));
-        }
-        if (target === undefined) return { error: { code: 'persistence_uncertain', message: 'no Host holds the shard' } };
-        return target.execute(call);
+        const shard = shardOf(call.sessionId);
+        await waitUntil(() => owner(shard) !== undefined, `a Host to take shard ${shard}`);
+        return (owner(shard) as ShardHost).execute(call);
       },
     });
     hosts.set(name, h);

@@ -2,9 +2,10 @@
 // plain catalog entries — text search, Session/kind/status filters (paused and failing among
 // them), the time-zone data drift filter, the three orders, cursors that stay put while entries
 // come and go, and the refusals of bad options.
-import { catalogPage, MAX_CATALOG_LIMIT } from '../../src/domain/catalogPage.ts';
+
 import { ScheduleError } from '../../src/domain/errors.ts';
-import type { CatalogEntry, DeliveryFailure, ScheduleRecord } from '../../src/domain/types.ts';
+import { catalogPage, MAX_CATALOG_LIMIT } from '../../src/domain/reads/catalogPage.ts';
+import type { CatalogEntry, DeliveryFailure, ScheduleRecord } from '../../src/domain/tasks/types.ts';
 
 const NOW = Date.parse('2030-01-01T12:00:00.000Z');
 const at = (minutes: number) => new Date(NOW + minutes * 60_000).toISOString();

@@ -1,9 +1,9 @@
 // The row a committed delivery writes: the receipt (with a run-now mark or the coalesced
 // occurrences), the next target, and what a run-now delivery leaves alone.
-import { applyDelivery, receiptOf } from '../../src/domain/deliveryRow.ts';
-import { countOccurrences, MISSED_COUNT_LIMIT } from '../../src/domain/recurrence.ts';
-import { DEFAULT_RETENTION } from '../../src/domain/retention.ts';
-import type { ScheduleRecord } from '../../src/domain/types.ts';
+import { applyDelivery, receiptOf } from '../../src/domain/tasks/deliveryRow.ts';
+import { DEFAULT_RETENTION } from '../../src/domain/tasks/retention.ts';
+import type { ScheduleRecord } from '../../src/domain/tasks/types.ts';
+import { countOccurrences, MISSED_COUNT_LIMIT } from '../../src/domain/time/recurrence.ts';
 import { activeRow, at, EVERY_MINUTE } from './rowFixtures.ts';
 
 const every = EVERY_MINUTE;

@@ -1,8 +1,9 @@
 // The drift report: which committed wall-clock targets are not occurrences of their rule under the
 // time-zone data in use, their local reading, and the rule's nearest occurrence.
-import { driftedCount, driftReport } from '../../src/domain/drift.ts';
-import { driftedFirst, driftLimitOf } from '../../src/domain/driftPage.ts';
-import type { ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
+
+import { driftedFirst, driftLimitOf } from '../../src/domain/reads/driftPage.ts';
+import type { ScheduleRecord, TaskRow } from '../../src/domain/tasks/types.ts';
+import { driftedCount, driftReport } from '../../src/domain/time/drift.ts';
 
 type Timing =
   | { kind: 'daily'; time: string; timeZone: string }

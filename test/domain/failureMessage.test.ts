@@ -1,6 +1,6 @@
 // The failure status's cause as a task keeps it: whole up to 2,000 characters, a longer one cut in
 // the middle so its start (the operation) and its end (where a long path ends) both stay.
-import { afterFailure, capFailureMessage, MAX_FAILURE_MESSAGE_LENGTH, sameFailure } from '../../src/domain/retry.ts';
+import { afterFailure, capFailureMessage, MAX_FAILURE_MESSAGE_LENGTH, sameFailure } from '../../src/domain/tasks/retry.ts';
 
 describe('failure messages', () => {
   it('a message of at most 2,000 characters is kept whole', () => {

@@ -6,7 +6,7 @@ import {
   normalizeTimeOfDay,
   normalizeTitle,
   normalizeWeekdays,
-} from '../../src/domain/fields.ts';
+} from '../../src/domain/args/fields.ts';
 
 const code = (f: () => unknown) => {
   try {

@@ -1,7 +1,7 @@
 // Canonical instant text: formatting (with its recent answers kept), strict parsing, and the fast
 // digit reader used on hot paths.
 import fc from 'fast-check';
-import { formatInstant, instantMs, MAX_INSTANT_MS, MIN_INSTANT_MS, parseCanonicalInstant } from '../../src/domain/instant.ts';
+import { formatInstant, instantMs, MAX_INSTANT_MS, MIN_INSTANT_MS, parseCanonicalInstant } from '../../src/domain/time/instant.ts';
 
 describe('instants', () => {
   it('instantMs reads canonical text exactly as Date.parse does, across years 0001-9999', () => {

@@ -1,7 +1,8 @@
 // Pause, resume and run now as pure row changes, a pause's note, and when a row is due.
-import { activeDueAtMs, dueAtMs, isDueAt } from '../../src/domain/due.ts';
-import { checkPauseNote, pauseRow, resumeRow, triggerRow } from '../../src/domain/pause.ts';
-import type { ScheduleRecord } from '../../src/domain/types.ts';
+
+import { checkPauseNote, pauseRow, resumeRow, triggerRow } from '../../src/domain/tasks/pause.ts';
+import type { ScheduleRecord } from '../../src/domain/tasks/types.ts';
+import { dueAtMs, isDueAt } from '../../src/domain/time/due.ts';
 import { activeRow, at, EVERY_MINUTE } from './rowFixtures.ts';
 
 const every = EVERY_MINUTE;
@@ -67,13 +68,6 @@ describe('run now and due times', () => {
     expect(isDueAt(rowOf(every, { pausedAt: '2030-01-01T08:00:00.000Z' }), at('2031-01-01T00:00:00.000Z'))).toBe(false);
     const triggered = triggerRow(rowOf(every, { pausedAt: '2030-01-01T08:00:00.000Z' }), at('2030-01-01T08:00:05.000Z'));
     expect(dueAtMs(triggered)).toBe(at('2030-01-01T08:00:05.000Z'));
-  });
-
-  it('only an active row has a due instant: no row and an ended row have none', () => {
-    expect(activeDueAtMs(rowOf(every))).toBe(at(every.scheduledAt));
-    expect(activeDueAtMs(undefined)).toBeUndefined();
-    expect(activeDueAtMs({ ...rowOf(every), status: 'inactive' })).toBeUndefined();
-    expect(activeDueAtMs(rowOf(every, { pausedAt: '2030-01-01T08:00:00.000Z' }))).toBeUndefined();
   });
 
   it('run now makes a task due at the request when that is before its target, and keeps an earlier request', () => {

@@ -1,6 +1,6 @@
 // Occurrence previews: instants, local readings and offsets in the rule's zone, and the notes
 // that explain skipped (gap) and doubled (overlap) local times.
-import { previewOccurrences } from '../../src/domain/preview.ts';
+import { previewOccurrences } from '../../src/domain/reads/preview.ts';
 
 const at = (text: string) => Date.parse(text);
 

@@ -3,9 +3,9 @@
 // the Host's HTTP routes and the CLI — while a stored row written with a longer prompt (by an older
 // version) still opens, is delivered with its whole prompt, and keeps it through a title edit.
 import { main } from '../../src/cli/main.ts';
+import { normalizePrompt } from '../../src/domain/args/fields.ts';
+import { parseCreateArgs } from '../../src/domain/args/selectors.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
-import { normalizePrompt } from '../../src/domain/fields.ts';
-import { parseCreateArgs } from '../../src/domain/selectors.ts';
 import { memoryStorage } from '../../src/index.ts';
 import { startTestHost } from '../host/support.ts';
 import { closeAll, harness, MINUTE, tick } from '../support/harness.ts';

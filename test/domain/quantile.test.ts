@@ -1,5 +1,5 @@
 // The nearest-rank quantile the delivery summary reports its lateness percentiles with.
-import { nearestRankQuantile } from '../../src/domain/quantile.ts';
+import { nearestRankQuantile } from '../../src/domain/reads/quantile.ts';
 
 describe('nearestRankQuantile', () => {
   const hundred = Array.from({ length: 100 }, (_, i) => i + 1);

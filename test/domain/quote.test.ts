@@ -1,8 +1,8 @@
 // Quoting received values in messages: JSON for JSON values, cut at the limit, and bounded work
 // for anything else — huge, deep, cyclic or hostile values (a Proxy counts what is read).
 import fc from 'fast-check';
-import { describeValue } from '../../src/domain/argShape.ts';
-import { quoteValue } from '../../src/domain/quote.ts';
+import { describeValue } from '../../src/domain/args/argShape.ts';
+import { quoteValue } from '../../src/domain/args/quote.ts';
 
 const MAX = 60;
 

@@ -1,8 +1,9 @@
 // Records built from rules (docs/tasks.md field names), rules read back from records, rule
 // equivalence, and the model-facing view with its state.
-import { recordFromRule, ruleFromRecord, sameRecordRule, sameRule } from '../../src/domain/records.ts';
-import type { Rule } from '../../src/domain/types.ts';
-import { toView } from '../../src/domain/views.ts';
+
+import { toView } from '../../src/domain/reads/views.ts';
+import { recordFromRule, ruleFromRecord, sameRecordRule, sameRule } from '../../src/domain/tasks/records.ts';
+import type { Rule } from '../../src/domain/tasks/types.ts';
 
 const T = Date.parse('2030-01-01T08:10:00.000Z');
 

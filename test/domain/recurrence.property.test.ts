@@ -6,9 +6,9 @@
 // `npm test` than under `npm run stress` (test/support/runs.ts).
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
-import { firstTarget, latestOccurrence, nextTargetAfter } from '../../src/domain/recurrence.ts';
-import { canonicalTimeZone } from '../../src/domain/timeZone.ts';
-import type { Rule } from '../../src/domain/types.ts';
+import type { Rule } from '../../src/domain/tasks/types.ts';
+import { firstTarget, latestOccurrence, nextTargetAfter } from '../../src/domain/time/recurrence.ts';
+import { canonicalTimeZone } from '../../src/domain/time/timeZone.ts';
 import { latestFiringIn, nextFiring } from '../support/oracle/index.ts';
 import { runs } from '../support/runs.ts';
 

@@ -2,8 +2,9 @@
 // occurrence. Daily and weekly are pinned on the DST cases of docs/selectors.md (America/New_York gap and
 // overlap, Pacific/Apia's skipped date, Australia/Lord_Howe's half-hour shift) and at the ends
 // of the supported range; the property tests live in recurrence.property.test.ts.
-import { firstTarget, latestOccurrence, nextTargetAfter } from '../../src/domain/recurrence.ts';
-import type { Rule } from '../../src/domain/types.ts';
+
+import type { Rule } from '../../src/domain/tasks/types.ts';
+import { firstTarget, latestOccurrence, nextTargetAfter } from '../../src/domain/time/recurrence.ts';
 
 const at = (text: string) => Date.parse(text);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

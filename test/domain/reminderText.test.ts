@@ -1,6 +1,6 @@
 // Reminder framing (docs/delivery.md): the exact one-shot and batch texts, batch ordering, and the
 // idempotency key of each reminder.
-import { batchText, idempotencyKey, oneShotText, orderBatch } from '../../src/domain/reminderText.ts';
+import { batchText, idempotencyKey, oneShotText, orderBatch } from '../../src/domain/tasks/reminderText.ts';
 
 describe('oneShotText', () => {
   it('frames id, occurrence and prompt exactly, JSON-encoding id and prompt, no trailing newline', () => {

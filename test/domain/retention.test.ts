@@ -2,9 +2,9 @@
 // newest-records cap on append, the appended receipt always kept, earlierRecordsPruned set for
 // good; and paging through history for the remote `history` call.
 import fc from 'fast-check';
-import { historyPage } from '../../src/domain/historyPage.ts';
-import { appendReceipt, DEFAULT_RETENTION, emptyHistory, historyOfLegacyRow, withDelivery } from '../../src/domain/retention.ts';
-import type { DeliveryHistory, DeliveryReceipt } from '../../src/domain/types.ts';
+import { historyPage } from '../../src/domain/reads/historyPage.ts';
+import { appendReceipt, DEFAULT_RETENTION, emptyHistory, historyOfLegacyRow, withDelivery } from '../../src/domain/tasks/retention.ts';
+import type { DeliveryHistory, DeliveryReceipt } from '../../src/domain/tasks/types.ts';
 
 const DAY = 86_400_000;
 const BASE = Date.parse('2030-01-01T00:00:00.000Z');

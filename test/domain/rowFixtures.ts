@@ -1,5 +1,5 @@
 // Records and rows the domain tests of pausing, running now and delivering share.
-import type { ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
+import type { ScheduleRecord, TaskRow } from '../../src/domain/tasks/types.ts';
 
 export const at = (iso: string): number => Date.parse(iso);
 

@@ -1,7 +1,7 @@
 // schedule_create argument validation at the function level: happy paths of every selector,
 // the whole validation table, and the stricter cases around it (argument
 // shape, prototype keys, `at` syntax, members inside object selectors, range limits).
-import { parseCreateArgs } from '../../src/domain/selectors.ts';
+import { parseCreateArgs } from '../../src/domain/args/selectors.ts';
 
 const T0 = Date.parse('2030-01-01T08:00:00.000Z'); // a Tuesday
 const base = { prompt: 'Check the build', title: 'Build check' };

@@ -1,6 +1,6 @@
 // Which zone names are accepted, and the id each is stored as (docs/selectors.md).
 import { ScheduleError } from '../../src/domain/errors.ts';
-import { canonicalTimeZone, normalizeTimeZone } from '../../src/domain/timeZone.ts';
+import { canonicalTimeZone, normalizeTimeZone } from '../../src/domain/time/timeZone.ts';
 
 describe('canonicalTimeZone', () => {
   it.each([

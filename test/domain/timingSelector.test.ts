@@ -1,5 +1,5 @@
 // parseTimingSelector: exactly one timing selector, validated as creation validates it.
-import { parseTimingSelector } from '../../src/domain/selectors.ts';
+import { parseTimingSelector } from '../../src/domain/args/selectors.ts';
 
 const codeOf = (f: () => unknown): string | undefined => {
   try {

@@ -1,9 +1,9 @@
 // schedule_update at the function level: the `change` validator (kinds, members, codes) and
 // applyUpdate's rules — omitted fields kept, no-op normalisation, re-anchoring from the save
 // time, validation before everything.
-import { parseChange } from '../../src/domain/change.ts';
-import { recordFromRule } from '../../src/domain/records.ts';
-import { applyUpdate } from '../../src/domain/update.ts';
+import { parseChange } from '../../src/domain/args/change.ts';
+import { recordFromRule } from '../../src/domain/tasks/records.ts';
+import { applyUpdate } from '../../src/domain/tasks/update.ts';
 
 const T0 = Date.parse('2030-01-01T08:00:00.000Z'); // a Tuesday
 const MIN = 60_000;

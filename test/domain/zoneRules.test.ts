@@ -1,6 +1,6 @@
 // Offsets and wall-clock resolution per zone: gaps, overlaps, skipped dates, and the segment cache.
 import { Temporal } from 'temporal-polyfill';
-import { zoneRules } from '../../src/domain/zoneRules.ts';
+import { zoneRules } from '../../src/domain/time/zoneRules.ts';
 
 const wall = (local: string) => Date.parse(`${local}Z`);
 const at = (iso: string) => Date.parse(iso);

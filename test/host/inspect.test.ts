@@ -3,9 +3,9 @@
 // streams a snapshot and then updates for one Session or all; a client that falls behind gets a
 // fresh snapshot instead of an unbounded queue; closing the Host ends the streams.
 import superjson from 'superjson';
-import { sessionGroupId } from '../../machines/index.ts';
 import { MAX_PENDING_UPDATES, openInspectorFeed, type SummaryUpdate } from '../../src/console/inspectorFeed.ts';
 import { DEFAULT_INSPECT_LIMIT, MAX_INSPECT_LIMIT } from '../../src/console/inspectRoutes.ts';
+import { sessionGroupId } from '../../src/entries/machines.ts';
 import {
   type InspectorEntry,
   type InspectorSummary,

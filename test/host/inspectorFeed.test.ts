@@ -8,7 +8,7 @@ import superjson from 'superjson';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { type FeedMessage, type InspectorFeed, openInspectorFeed, type SummaryUpdate } from '../../src/console/inspectorFeed.ts';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { createScheduleInspector, type InspectorSummary, type InspectorUpdate, type ScheduleInspector } from '../../src/index.ts';
 import { createScheduleService, type ScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock, type ManualClock } from '../../src/testing.ts';

@@ -14,8 +14,8 @@ import { createPostgresSessions } from '../../host/sessions/postgresSessions.ts'
 import { createTranscriptTables, TranscriptChangedError } from '../../host/sessions/postgresTranscripts.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { LeaseLostError } from '../../src/adapters/postgres/fence.ts';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
 import { shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import { randomSchema, run } from '../storage/postgresHarness.ts';
 import { AT, batch, keyOf, NOW, reminder } from './reminderMessages.ts';
 import { START, startTestHost, type TestHost } from './support.ts';

@@ -8,7 +8,7 @@
 // the actors of the shards the replica asked holds.
 import type { HostDatabaseOptions } from '../../host/database.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import { parseInspectorSnapshot } from '../../src/index.ts';
 import { run } from '../storage/postgresHarness.ts';
 import { startTestHost, type TestHost } from './support.ts';

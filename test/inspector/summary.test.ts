@@ -5,7 +5,7 @@
 // actors in view; one summary per query between two events. And the bounded top list it uses.
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { createScheduleInspector, type InspectorSummary, type ScheduleInspector } from '../../src/inspector/index.ts';
 import { TopList } from '../../src/inspector/topList.ts';
 import { createScheduleService, type ScheduleService } from '../../src/service.ts';

@@ -2,8 +2,9 @@
 // logic every task actor runs takes, for random rows and random runs of every task event — ticks
 // before and after the target and the retry time, starts, failures at every stage with retry on and
 // off, commits and edits of due, paused, requested and ended rows, retries now — exactly the steps
-// the task machine takes (state, context, status), and its snapshots are the machine's own. A
-// machine the fast logic could not run exactly is refused when the logic is made.
+// the task machine takes (state, context, status) and emits exactly the wakes it emits, and its
+// snapshots are the machine's own. A machine the fast logic could not run exactly is refused when
+// the logic is made.
 import fc from 'fast-check';
 import {
   type AnyActorRef,
@@ -17,10 +18,11 @@ import {
   setup,
   transition,
 } from 'xstate';
+import type { TaskWake } from '../../machines/events.ts';
 import { type EffectArgs, flatMachineLogic, machineEffects, NotFlatError, type Outbox } from '../../machines/flatLogic.ts';
 import { type TaskEvent, taskLogic, taskMachine } from '../../machines/taskMachine.ts';
-import { formatInstant } from '../../src/domain/instant.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
+import { formatInstant } from '../../src/domain/time/instant.ts';
 
 const T0 = Date.parse('2030-01-01T08:00:00.000Z');
 const MINUTE = 60_000;
@@ -110,6 +112,35 @@ describe('flat machine logic: the task logic against XState', () => {
         expect(view(fast)).toEqual(view(reference));
       }
     }
+  });
+
+  it('emits the same wakes, after the same events, as the task machine', () => {
+    /** Each step of an actor of `logic` over `events`: its state and the wakes it emitted during the step. */
+    const steps = (logic: typeof taskMachine, row: TaskRow, events: readonly TaskEvent[]) => {
+      const actor = createActor(logic, { input: { row } });
+      let heard: TaskWake[] = [];
+      actor.on('task.wake', (wake) => heard.push(wake));
+      actor.start();
+      const out: Array<{ value: unknown; wakes: TaskWake[] }> = [];
+      for (const event of events) {
+        if (actor.getSnapshot().status !== 'active') break;
+        actor.send(event);
+        out.push({ value: actor.getSnapshot().value, wakes: heard });
+        heard = [];
+      }
+      return out;
+    };
+    let emitted = 0;
+    fc.assert(
+      fc.property(rowArb, fc.array(eventArb, { maxLength: 12 }), (row, events) => {
+        const fast = steps(taskLogic, row, events);
+        expect(fast).toEqual(steps(taskMachine, row, events));
+        emitted += fast.reduce((n, step) => n + step.wakes.length, 0);
+      }),
+      { numRuns: 1000 },
+    );
+    // The runs reach the transitions that report.
+    expect(emitted).toBeGreaterThan(100);
   });
 
   it("its snapshots are the machine's: matches, can, tags and the persisted form", () => {
@@ -217,11 +248,12 @@ describe('flat machine logic: what a flat machine may hold', () => {
 });
 
 describe('flat machine logic: entry actions, effects and delegated events', () => {
-  // Effects that send to another actor and to the actor itself and update the context, entry
+  // Effects that send to another actor and to the actor itself, emit, and update the context, entry
   // actions (on a state entered by an event and by an eventless transition), and an event whose
   // inline action only XState's own algorithm runs (delegated).
   type Ctx = { readonly n: number; readonly log: string; readonly sink: AnyActorRef };
   type Ev = { type: 'ping' } | { type: 'go' } | { type: 'poke' } | { type: 'grow' } | { type: 'end' };
+  type Echoed = { type: 'echoed'; n: number };
   const guards = {
     big: (c: Ctx) => c.n >= 10,
     oddSmall: (c: Ctx) => c.n % 2 === 1 && c.n < 10,
@@ -230,6 +262,7 @@ describe('flat machine logic: entry actions, effects and delegated events', () =
   const effects = {
     echo: ({ context, event }: EffectArgs<Ctx, Ev>, outbox: Outbox) => {
       outbox.send(context.sink, { type: 'echo', n: context.n, on: event.type });
+      outbox.emit({ type: 'echoed', n: context.n });
       return { n: context.n + 1 };
     },
     report: ({ context, self }: EffectArgs<Ctx, Ev>, outbox: Outbox) => {
@@ -243,11 +276,11 @@ describe('flat machine logic: entry actions, effects and delegated events', () =
     },
   };
   const toy = setup({
-    types: { context: {} as Ctx, events: {} as Ev, input: {} as { sink: AnyActorRef } },
+    types: { context: {} as Ctx, events: {} as Ev, input: {} as { sink: AnyActorRef }, emitted: {} as Echoed },
     guards: { big: ({ context }) => guards.big(context), oddSmall: ({ context }) => guards.oddSmall(context) },
     actions: {
       note: assign(({ context, event }) => updates.note(context, event)),
-      ...machineEffects<Ctx, Ev, typeof effects>(effects),
+      ...machineEffects<Ctx, Ev, typeof effects, Echoed>(effects),
     },
   }).createMachine({
     context: ({ input }) => ({ n: 0, log: '', sink: input.sink }),
@@ -271,17 +304,21 @@ describe('flat machine logic: entry actions, effects and delegated events', () =
   const sinkLogic = fromTransition((log: readonly EventObject[], event: EventObject) => [...log, event], [] as readonly EventObject[]);
   const run = (logic: typeof toy, events: readonly Ev[]) => {
     const sink = createActor(sinkLogic).start();
-    const actor = createActor(logic, { input: { sink } }).start();
+    const actor = createActor(logic, { input: { sink } });
+    // Emitted events, each with how many sent ones the sink had received by then (their order).
+    const emitted: Array<{ n: number; after: number }> = [];
+    actor.on('echoed', ({ n }) => emitted.push({ n, after: sink.getSnapshot().context.length }));
+    actor.start();
     const steps = [];
     for (const event of events) {
       actor.send(event);
       const { value, context, status } = actor.getSnapshot();
       steps.push({ value, n: context.n, log: context.log, status, received: sink.getSnapshot().context.length });
     }
-    return { steps, received: sink.getSnapshot().context };
+    return { steps, received: sink.getSnapshot().context, emitted };
   };
 
-  it('sends the same events, in the same order, and takes the same steps as XState on random runs', () => {
+  it('sends and emits the same events, in the same order, and takes the same steps as XState on random runs', () => {
     fc.assert(
       fc.property(fc.array(events, { maxLength: 25 }), (events) => {
         expect(run(fast, events)).toEqual(run(toy, events));
@@ -291,7 +328,7 @@ describe('flat machine logic: entry actions, effects and delegated events', () =
   });
 
   it('a run that goes through every kind of action sends what the machine says', () => {
-    const { received, steps } = run(fast, [
+    const { received, steps, emitted } = run(fast, [
       { type: 'ping' },
       { type: 'go' },
       { type: 'grow' },
@@ -304,6 +341,10 @@ describe('flat machine logic: entry actions, effects and delegated events', () =
       { type: 'report', n: 1, was: 'a' },
       { type: 'report', n: 10, was: 'a' },
       { type: 'echo', n: 10, on: 'ping' },
+    ]);
+    expect(emitted).toEqual([
+      { n: 0, after: 1 },
+      { n: 10, after: 4 },
     ]);
     expect(steps.at(-1)).toMatchObject({ value: 'c', n: 11, log: 'ggp' });
   });

@@ -4,7 +4,7 @@
 import { createActor, waitFor } from 'xstate';
 import type { ScheduleReplyEvent } from '../../machines/events.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
-import { scheduleSupervisor } from '../../src/runtime/scheduleSupervisor.ts';
+import { scheduleSupervisor } from '../../src/supervisor.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 
 const T0 = '2030-01-01T08:00:00.000Z';

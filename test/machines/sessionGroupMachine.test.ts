@@ -3,8 +3,8 @@
 // group a Session belongs to is a stable hash of its id.
 import { createActor, setup } from 'xstate';
 import { type DeliveryOutcome, SESSION_GROUPS, sessionGroupId } from '../../machines/events.ts';
-import { type SessionRoute, type SessionSend, sessionGroupLogic, sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import { type SessionRoute, sessionGroupMachine } from '../../machines/sessionGroupMachine.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { attemptRunner } from '../support/attemptRunner.ts';
 import { waitUntil } from '../support/waitUntil.ts';
 
@@ -23,17 +23,11 @@ const spawn = (sessionId: string, ...ids: string[]): SessionRoute => ({
 
 const flushed = async (): Promise<DeliveryOutcome> => ({ now: 0, delivered: [], failedIds: [], unrecordableIds: [] });
 
-/** The group as XState runs its machine, and as the supervisor spawns it (the machine's flat logic). */
-const LOGICS = [
-  ['the machine', sessionGroupMachine],
-  ['its flat logic', sessionGroupLogic],
-] as const;
-
-function harnessOf(logic: typeof sessionGroupMachine, deliver: () => Promise<DeliveryOutcome>) {
+function harness(deliver: () => Promise<DeliveryOutcome> = flushed) {
   const parentEvents: Array<{ type: string; sessionId?: string }> = [];
   const attempts = attemptRunner(deliver);
   const parent = setup({
-    actors: { group: logic },
+    actors: { group: sessionGroupMachine },
     types: { events: {} as { type: string; sessionId?: string } },
   }).createMachine({
     invoke: { id: 'group', src: 'group', input: { attempts } },
@@ -45,7 +39,6 @@ function harnessOf(logic: typeof sessionGroupMachine, deliver: () => Promise<Del
   const sessions = () => ref.getSnapshot().children as Record<string, { getSnapshot(): Snap }>;
   return {
     route: (...routes: SessionRoute[]) => ref.send({ type: 'sessions.route', routes }),
-    send: (...sends: SessionSend[]) => ref.send({ type: 'sessions.send', sends }),
     sessionIds: () => Object.keys(sessions()).sort(),
     taskIds: (sessionId: string) =>
       Object.values(sessions()[`session:${sessionId}`]?.getSnapshot().children ?? {})
@@ -55,21 +48,7 @@ function harnessOf(logic: typeof sessionGroupMachine, deliver: () => Promise<Del
   };
 }
 
-describe.each(LOGICS)('session group: %s', (_name, logic) => {
-  const harness = (deliver: () => Promise<DeliveryOutcome> = flushed) => harnessOf(logic, deliver);
-
-  it('sessions.send reaches live Sessions in order and drops the events of a Session without an actor, spawning nothing', () => {
-    const h = harness();
-    h.route(spawn('s1', 'a'), spawn('s2', 'b'));
-    const add = (sessionId: string, id: string): SessionSend => ({ sessionId, event: { type: 'tasks.spawn', rows: [row(sessionId, id)] } });
-    const remove = (sessionId: string, id: string): SessionSend => ({ sessionId, event: { type: 'tasks.remove', ids: [id] } });
-    // In order: d is added, then removed; e stays. s3 has no actor: its event is dropped.
-    h.send(add('s1', 'd'), add('s3', 'x'), remove('s1', 'd'), add('s2', 'e'), add('s1', 'f'));
-    expect(h.sessionIds()).toEqual(['session:s1', 'session:s2']);
-    expect(h.taskIds('s1')).toEqual(['a', 'f']);
-    expect(h.taskIds('s2')).toEqual(['b', 'e']);
-  });
-
+describe('session group', () => {
   it('spawns Session actors with their tasks, and a later route reaches the same actor', () => {
     const h = harness();
     h.route(spawn('s1', 'a'), spawn('s2', 'b'));

@@ -6,7 +6,7 @@ import { createActor, setup } from 'xstate';
 import type { DeliveryOutcome, DeliveryRequest } from '../../machines/events.ts';
 import { type SessionMachine, sessionLogic, sessionMachine } from '../../machines/sessionMachine.ts';
 import { TASK_GROUP_SIZE } from '../../machines/taskGroupMachine.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { attemptRunner } from '../support/attemptRunner.ts';
 import { waitUntil } from '../support/waitUntil.ts';
 

@@ -1,8 +1,10 @@
 // The task machine on its own, through XState's pure transition function: time enters only as
-// events carrying `now`, the context is the row, and `inactive` is final.
-import { initialTransition, transition } from 'xstate';
-import { taskMachine } from '../../machines/taskMachine.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+// events carrying `now`, the context is the row, and `inactive` is final. Then the wakes an actor
+// of it reports to the timer's owner (`task.wake`).
+import { createActor, initialTransition, transition } from 'xstate';
+import type { TaskWake } from '../../machines/events.ts';
+import { type TaskEvent, taskLogic, taskMachine } from '../../machines/taskMachine.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const RETRY = { initialMs: 1000, maxMs: 4000 };
@@ -302,5 +304,91 @@ describe('retrying and parked tasks', () => {
     });
     expect(s.value).toBe('scheduled');
     expect(s.context.failure).toBeUndefined();
+  });
+});
+
+describe('the wake a task actor reports', () => {
+  /** An actor of the logic every task runs, and the wakes it reported during each of `events`. */
+  function wakesOf(first: TaskRow, events: readonly TaskEvent[]): { state: string; wakes: TaskWake[] } {
+    const actor = createActor(taskLogic, { input: { row: first } });
+    const wakes: TaskWake[] = [];
+    actor.on('task.wake', (wake) => wakes.push(wake));
+    actor.start();
+    for (const event of events) actor.send(event);
+    return { state: String(actor.getSnapshot().value), wakes };
+  }
+  const tick = (iso: string) => ({ type: 'clock.tick', now: at(iso) }) as const;
+  const START = { type: 'delivery.start' } as const;
+  const due = '2030-01-01T08:10:00.000Z';
+
+  it('a failed delivery reports its next retry and failure status; the retry tick makes it overdue without one', () => {
+    const { state, wakes } = wakesOf(row(due), [tick(due), START, failed(due), tick('2030-01-01T08:10:01.000Z')]);
+    expect(state).toBe('overdue');
+    expect(wakes).toEqual([
+      {
+        type: 'task.wake',
+        id: 'sch_1',
+        waits: 'retry',
+        at: at('2030-01-01T08:10:01.000Z'),
+        failure: expect.objectContaining({ attempts: 1, stage: 'flush', nextRetryAt: '2030-01-01T08:10:01.000Z' }),
+      },
+    ]);
+  });
+
+  it('a task that never failed reports nothing through its delivery', () => {
+    const { state, wakes } = wakesOf(row(due), [
+      tick(due),
+      START,
+      { type: 'delivery.committed', row: row('2030-01-01T08:20:00.000Z'), now: at(due) },
+    ]);
+    expect(state).toBe('scheduled');
+    expect(wakes).toEqual([]);
+  });
+
+  it('parked with retry off; a tick that does not find it due (the clock stepped back) leaves it parked, reported again', () => {
+    const { state, wakes } = wakesOf(row(due), [tick(due), START, failed(due, false), tick('2030-01-01T08:09:00.000Z')]);
+    expect(state).toBe('parked');
+    expect(wakes.map(({ waits, at }) => ({ waits, at }))).toEqual([
+      { waits: 'parked', at: undefined },
+      { waits: 'parked', at: undefined },
+    ]);
+  });
+
+  it('a committed delivery of a failing task reports its next due instant and clears the failure status', () => {
+    const { state, wakes } = wakesOf(row(due), [
+      tick(due),
+      START,
+      failed(due),
+      tick('2030-01-01T08:10:01.000Z'),
+      START,
+      { type: 'delivery.committed', row: row('2030-01-01T08:20:00.000Z'), now: at('2030-01-01T08:10:01.000Z') },
+    ]);
+    expect(state).toBe('scheduled');
+    expect(wakes.at(-1)).toEqual({ type: 'task.wake', id: 'sch_1', waits: 'due', at: at('2030-01-01T08:20:00.000Z'), failure: undefined });
+  });
+
+  it('an edit of a retrying task reports its new target and the failure status without a next retry', () => {
+    const { state, wakes } = wakesOf(row(due), [
+      tick(due),
+      START,
+      failed(due),
+      { type: 'task.updated', row: row('2030-01-01T09:00:00.000Z'), now: at(due) },
+    ]);
+    expect(state).toBe('scheduled');
+    const last = wakes.at(-1);
+    expect(last).toMatchObject({ waits: 'due', at: at('2030-01-01T09:00:00.000Z'), failure: { attempts: 1, stage: 'flush' } });
+    expect(last?.failure?.nextRetryAt).toBeUndefined();
+  });
+
+  it("a receipt waiting for its write reports the write's retry, even once its task is paused", () => {
+    const paused: TaskRow = { ...row(due), pausedAt: due };
+    const receiptFailed = {
+      type: 'delivery.failed',
+      now: at(due),
+      failure: { stage: 'commit', message: 'write failed', retry: RETRY },
+    } as const;
+    const { state, wakes } = wakesOf(row(due), [tick(due), START, { type: 'task.updated', row: paused, now: at(due) }, receiptFailed]);
+    expect(state).toBe('retrying');
+    expect(wakes).toEqual([expect.objectContaining({ waits: 'retry', at: at('2030-01-01T08:10:01.000Z') })]);
   });
 });

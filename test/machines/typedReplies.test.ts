@@ -20,7 +20,7 @@ import type {
   ScheduleView,
   TaskDeleted,
 } from '../../src/index.ts';
-import { scheduleSupervisor } from '../../src/runtime/scheduleSupervisor.ts';
+import { scheduleSupervisor } from '../../src/supervisor.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 
 const T0 = '2030-01-01T08:00:00.000Z';

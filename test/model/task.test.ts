@@ -10,7 +10,7 @@
 import { createTestModel, type TestPath } from '@xstate/graph';
 import type { SnapshotFrom } from 'xstate';
 import { type TaskEvent, type TaskMachine, taskMachine } from '../../machines/taskMachine.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { LONG_RUNS } from '../support/runs.ts';
 import {
   boundedSimplePaths,
@@ -175,8 +175,11 @@ describe('task machine coverage', () => {
     //   due, unless an edit moved its target during the attempt — the user model's `fail` after an
     //   in-flight timing change covers that.
     // - `overdue clock.tick scheduled`, `overdue clock.tick paused`: the timer hands a task out only
-    //   when the row its actor holds is due, so a tick never finds an overdue task not due; a
+    //   once its key — the instant its actor is due — has come, so a tick never finds an overdue task not due; a
     //   not-due tick reached only a task whose timer was already lost (timerRegressions.test.ts).
+    // - `parked clock.tick parked`: a tick that does not find a parked task due — the clock stepped
+    //   back while it was parked, which the model leaves out; the task machine's tests cover it
+    //   (the task stays parked and reports its wake again).
     // - `parked clock.tick overdue`: the wake that finds a parked task starts its delivery in the
     //   same step (a Session held by another reminder would have woken the parked task with it), so
     //   it is never seen overdue; test/service/messageIds.test.ts and faults.test.ts cover it.
@@ -197,6 +200,7 @@ describe('task machine coverage', () => {
       'overdue clock.tick paused',
       'overdue clock.tick scheduled',
       'parked clock.tick overdue',
+      'parked clock.tick parked',
       'parked delivery.committed overdue',
       'parked delivery.failed parked',
       'parked delivery.failed retrying',

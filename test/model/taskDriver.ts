@@ -14,8 +14,8 @@
 // states the inspector recorded with the path so far.
 import type { SnapshotFrom } from 'xstate';
 import { isDueAt, type TaskEvent, type TaskMachine } from '../../machines/taskMachine.ts';
-import type { CatalogEntry, ScheduleView } from '../../src/domain/types.ts';
-import type { ToolFailure } from '../../src/tools/results.ts';
+import type { ToolFailure } from '../../src/domain/reads/replies.ts';
+import type { CatalogEntry, ScheduleView } from '../../src/domain/tasks/types.ts';
 import { isManualCommit, isRequestTick, isRetryTick, stepOf, type TaskStep, viewState } from './taskEvents.ts';
 import { OTHER_SESSION, SESSION, type World } from './world.ts';
 

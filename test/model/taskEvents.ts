@@ -16,10 +16,10 @@
 // flight comes a second later (`DURING`), so the commit can tell it from one the attempt answers.
 import type { SnapshotFrom } from 'xstate';
 import { nextRetryMs, type TaskEvent, type TaskMachine } from '../../machines/taskMachine.ts';
-import { dueAtMs, isTargetDueAt } from '../../src/domain/due.ts';
-import { formatInstant, instantMs } from '../../src/domain/instant.ts';
-import { pauseRow, resumeRow, triggerRow } from '../../src/domain/pause.ts';
-import { isRecurringKind, type TaskRow } from '../../src/domain/types.ts';
+import { pauseRow, resumeRow, triggerRow } from '../../src/domain/tasks/pause.ts';
+import { isRecurringKind, type TaskRow } from '../../src/domain/tasks/types.ts';
+import { dueAtMs, isTargetDueAt } from '../../src/domain/time/due.ts';
+import { formatInstant, instantMs } from '../../src/domain/time/instant.ts';
 
 type Snap = SnapshotFrom<TaskMachine>;
 

@@ -5,7 +5,7 @@
 import type { TestPath } from '@xstate/graph';
 import type { SnapshotFrom } from 'xstate';
 import { decodeDocument } from '../../src/domain/codec/index.ts';
-import type { CatalogEntry, ScheduleRecord, ScheduleView } from '../../src/domain/types.ts';
+import type { CatalogEntry, ScheduleRecord, ScheduleView } from '../../src/domain/tasks/types.ts';
 import { replay } from './paths.ts';
 import { type ChangeKind, type UserContext, type UserEvent, type UserModel, userModel } from './userModel.ts';
 import { RETRY_MS, SESSION, type StorageKind, type StoredDocument, World } from './world.ts';

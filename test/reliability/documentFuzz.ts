@@ -13,7 +13,7 @@ import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import { journalPathFor } from '../../src/adapters/loadDomain.ts';
 import { type DomainSnapshot, encodeBatch, encodeDocument, encodeRowObject } from '../../src/domain/codec/index.ts';
 import { isScheduleError } from '../../src/domain/errors.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import type { StoredDomain } from '../../src/ports.ts';
 import { createScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';

@@ -2,7 +2,7 @@
 // that are not JSON (BigInt, circular objects) in a rule field, error messages that echoed an
 // untrusted value or key list whole, and the time-zone name cache growing with every distinct
 // name a caller ever sent.
-import { cachedTimeZoneCount, normalizeTimeZone } from '../../src/domain/timeZone.ts';
+import { cachedTimeZoneCount, normalizeTimeZone } from '../../src/domain/time/timeZone.ts';
 import { closeAll, harness } from '../support/harness.ts';
 import { T0 } from './world.ts';
 

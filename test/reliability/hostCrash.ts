@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { openHostStack } from '../../host/stack.ts';
 import { loadDomainFiles } from '../../src/adapters/loadDomain.ts';
-import type { CatalogEntry, TaskRow } from '../../src/domain/types.ts';
+import type { CatalogEntry, TaskRow } from '../../src/domain/tasks/types.ts';
 import { createManualClock } from '../../src/testing.ts';
 import { random } from '../storage/crashTrial.ts';
 import { simulatedAt } from './acceleratedClock.ts';

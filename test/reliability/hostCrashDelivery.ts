@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { readTranscript, type TranscriptLine } from '../../host/sessions/transcript.ts';
 import { listTranscripts } from '../../host/sessions/transcriptDir.ts';
-import type { CatalogEntry, TaskRow } from '../../src/domain/types.ts';
+import type { CatalogEntry, TaskRow } from '../../src/domain/tasks/types.ts';
 import type { SeenFollowup } from './hostCrashRun.ts';
 
 /** What the transcripts of one data folder hold. */

@@ -6,7 +6,7 @@
 // that create first, the kill came before its answer was printed). After each checked kill or
 // restart the expectation becomes exactly what the files or the restarted Host hold.
 import { isDeepStrictEqual } from 'node:util';
-import type { CatalogEntry } from '../../src/domain/types.ts';
+import type { CatalogEntry } from '../../src/domain/tasks/types.ts';
 import { titleOf, type WorkloadOp } from './hostCrashWorkload.ts';
 
 /** Record fields an answer shows and a stored row holds. */

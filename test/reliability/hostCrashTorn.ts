@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { journalPathFor } from '../../src/adapters/loadDomain.ts';
 import { encodeBatch } from '../../src/domain/codec/index.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import type { KillPhase } from './hostCrashRun.ts';
 import { WORKLOAD_SESSIONS } from './hostCrashWorkload.ts';
 

@@ -5,7 +5,7 @@
 // a title no other call uses, so a row found on disk can be traced to the call that wrote it.
 // Timings suit the accelerated clock (a real millisecond is a simulated minute): reminders fall
 // due every few real milliseconds while the trial runs.
-import type { CatalogEntry } from '../../src/domain/types.ts';
+import type { CatalogEntry } from '../../src/domain/tasks/types.ts';
 
 /** The Sessions the workload uses. */
 export const WORKLOAD_SESSIONS = ['s1', 's2', 's3', 's4'] as const;

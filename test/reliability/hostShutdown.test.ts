@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_PROMPT_LENGTH } from '../../src/domain/fields.ts';
+import { MAX_PROMPT_LENGTH } from '../../src/domain/args/fields.ts';
 import { connectRaw, hostHeader, jsonBodyOf, rawGet, stalledStream, statusOf } from '../host/rawHttp.ts';
 import { startTestHost } from '../host/support.ts';
 import { exitWithin, type HostProcess, startHostProcess } from './hostProcess.ts';

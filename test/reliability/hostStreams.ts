@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MAX_PROMPT_LENGTH } from '../../src/domain/fields.ts';
+import { MAX_PROMPT_LENGTH } from '../../src/domain/args/fields.ts';
 import { type RawConnection, stalledStream } from '../host/rawHttp.ts';
 import { exitWithin, startHostProcess } from './hostProcess.ts';
 

@@ -8,7 +8,7 @@
 // status, receipt and history — are byte-for-byte what they were.
 import fc from 'fast-check';
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
-import type { ScheduleRecord } from '../../src/domain/types.ts';
+import type { ScheduleRecord } from '../../src/domain/tasks/types.ts';
 import { createScheduleService, type ScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { IDS_OF_A, IDS_OF_B, T0, worldDocument, worldRows } from './world.ts';

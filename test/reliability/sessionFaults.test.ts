@@ -7,6 +7,7 @@
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { createManualClock } from '../../src/testing.ts';
 import { closeAll, closeHarness, create, type Harness, harness, tick } from '../support/harness.ts';
+import { waitUntil } from '../support/waitUntil.ts';
 import { type AcknowledgedTask, acknowledged } from './acknowledged.ts';
 import { ControlledSessions } from './controlledSessions.ts';
 
@@ -21,15 +22,6 @@ async function open(storage: MemoryStorage, attachClock: boolean) {
   const sessions = new ControlledSessions(clock);
   const h = await harness({ clock, controller: sessions, storage, attachClock, config: { retry: RETRY } });
   return { h, sessions, clock };
-}
-
-/** Lets promise chains and real I/O run until `done()` holds (the service cannot go idle while a flush hangs). */
-async function until(done: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    if (await done()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('the awaited condition never held');
 }
 
 const task = (tasks: AcknowledgedTask[], id: string) => tasks.find((t) => (t.record as { id: string }).id === id);
@@ -53,7 +45,10 @@ describe('a flush that hangs, then fails', () => {
     sessions.holdFlushes('A');
 
     await clock.advance(60_000);
-    await until(async () => sessions.heldFlushes('A') === 1 && receipts(await acknowledged(h.svc), bEvery.id).length === 1);
+    await waitUntil(
+      async () => sessions.heldFlushes('A') === 1 && receipts(await acknowledged(h.svc), bEvery.id).length === 1,
+      "A's flush held and B's first receipt recorded",
+    );
     const list = (await h.svc.callTool('A', 'schedule_list', {})) as Array<{ id: string; state: string }>;
     expect(list.map((v) => [v.id, v.state])).toEqual([
       [aOnce.id, 'overdue'],
@@ -66,8 +61,9 @@ describe('a flush that hangs, then fails', () => {
     });
 
     await clock.advance(60_000);
-    await until(
+    await waitUntil(
       async () => receipts(await acknowledged(h.svc), cOnce.id).length === 1 && receipts(await acknowledged(h.svc), bEvery.id).length === 2,
+      "C's receipt and B's second one recorded",
     );
     const during = await acknowledged(h.svc);
     expect(receipts(during, bEvery.id)).toEqual([at(1), at(2)]);

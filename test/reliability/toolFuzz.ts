@@ -10,8 +10,8 @@ import fc from 'fast-check';
 import { prepareBatch } from '../../src/adapters/domainState.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { isScheduleError } from '../../src/domain/errors.ts';
-import { instantMs } from '../../src/domain/instant.ts';
-import type { SlotPlan } from '../../src/planning/slotPlan.ts';
+import { instantMs } from '../../src/domain/time/instant.ts';
+import type { ReadyPlan } from '../../src/planning/slotPlan.ts';
 import { planToolCall } from '../../src/planning/toolPlans.ts';
 import { TaskTable } from '../../src/runtime/taskTable.ts';
 import { createScheduleService, type ScheduleChange } from '../../src/service.ts';
@@ -34,6 +34,9 @@ export interface FuzzOptions {
 
 const TARGET_IDS = [...IDS_OF_A, ...IDS_OF_B];
 const B_IDS = new Set(IDS_OF_B);
+
+/** The id a create's plan is executed with: the next of the table's counter, as the slot runner would reserve it. */
+const NEW_ID = 'sch_15';
 
 const allowedCodes = (name: string): readonly string[] =>
   (Object.hasOwn(TOOL_CODES, name) ? TOOL_CODES[name] : undefined) ?? UNKNOWN_TOOL_CODES;
@@ -62,11 +65,11 @@ function checkMessage(c: ToolCase, message: unknown): void {
 }
 
 /** The checks on a plan the handler layer returned for Session A. */
-function checkPlan(c: ToolCase, plan: SlotPlan): void {
-  if (!('resolve' in plan.reply)) throw new Error(`${describeCase(c)}: the plan rejects instead of answering`);
-  JSON.stringify(plan.reply.resolve);
+function checkPlan(c: ToolCase, plan: ReadyPlan): void {
+  if (!plan.reply.ok) throw new Error(`${describeCase(c)}: the plan rejects instead of answering`);
+  JSON.stringify(plan.reply.value);
+  if (plan.kind === 'read') return;
   const batch = plan.batch;
-  if (batch === undefined) return;
   prepareBatch(batch); // throws when storage would refuse the rows
   for (const id of batch.deletes) if (B_IDS.has(id)) throw new Error(`${describeCase(c)}: deletes task ${id} of Session B`);
   for (const row of batch.puts) {
@@ -86,9 +89,10 @@ export function fuzzToolHandlers(options: FuzzOptions): FuzzFigures {
   fc.assert(
     fc.property(toolCase(TARGET_IDS), (c) => {
       figures.cases++;
-      let plan: SlotPlan | undefined;
+      let plan: ReadyPlan | undefined;
       try {
-        plan = planToolCall(ctx, 'A', c.name, c.args);
+        const planned = planToolCall(ctx, 'A', c.name, c.args);
+        plan = planned.kind === 'create' ? planned.withId(NEW_ID) : planned;
       } catch (error) {
         if (!isScheduleError(error)) throw new Error(`${describeCase(c)}: threw ${String(error)} (would be internal_error)`);
         if (!allowedCodes(c.name).includes(error.code)) throw new Error(`${describeCase(c)}: refused with undocumented code ${error.code}`);
@@ -97,13 +101,13 @@ export function fuzzToolHandlers(options: FuzzOptions): FuzzFigures {
       }
       if (plan !== undefined) {
         checkPlan(c, plan);
-        const answer = 'resolve' in plan.reply ? plan.reply.resolve : undefined;
+        const answer = plan.reply.ok ? plan.reply.value : undefined;
         const code = typeof answer === 'object' && answer !== null && 'code' in answer ? answer.code : undefined;
         if (typeof code === 'string') countCode(figures, code);
         else figures.accepted++;
       }
       guard.check();
-      if (table.size !== 14) throw new Error(`${describeCase(c)}: planning changed the table`);
+      if (table.size !== 14 || table.nextTaskNumber !== 15) throw new Error(`${describeCase(c)}: planning changed the table`);
     }),
     { numRuns: options.runs, seed: options.seed },
   );

@@ -3,7 +3,7 @@
 // guard that notices prototype pollution. Also the documented failure codes of each tool.
 import { encodeDocument } from '../../src/domain/codec/index.ts';
 import { ERROR_CODES, type ErrorCode } from '../../src/domain/errors.ts';
-import type { DeliveryReceipt, ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
+import type { DeliveryReceipt, ScheduleRecord, TaskRow } from '../../src/domain/tasks/types.ts';
 import { KINDS, recordOfKind } from '../storage/fixtures.ts';
 
 export const T0 = '2030-01-01T08:00:00.000Z';

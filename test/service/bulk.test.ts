@@ -5,8 +5,8 @@
 // reason; run now retries failing tasks; a `callId` answers a retry with the first answer.
 import type { AnyEventObject } from 'xstate';
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
-import type { BulkResult } from '../../src/domain/bulk.ts';
-import type { ScheduleCounts } from '../../src/domain/stateCounts.ts';
+import type { ScheduleCounts } from '../../src/domain/reads/stateCounts.ts';
+import type { BulkResult } from '../../src/domain/tasks/bulk.ts';
 import type { ScheduleInspectionEvent } from '../../src/inspector/inspectionEvent.ts';
 import type { CommitBatch, ScheduleAgent, SessionController } from '../../src/ports.ts';
 import { createScheduleService } from '../../src/service.ts';

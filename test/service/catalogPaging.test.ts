@@ -1,7 +1,7 @@
 // remote.catalog with options: one page of the catalog through the service's mailbox — filters,
 // order, cursors across pages, `overdue` read at the service clock's now, refusals answered as
 // `{code, message}` — while remote.catalog() without an argument still answers every task.
-import type { CatalogPage } from '../../src/remote/types.ts';
+import type { CatalogPage } from '../../src/domain/reads/catalogPage.ts';
 import { closeAll, create, harness, MINUTE, tick } from '../support/harness.ts';
 
 afterEach(closeAll);

@@ -134,31 +134,38 @@ describe('flushed attempts on their way to the commit', () => {
   });
 });
 
-/** A service on fake Sessions and memory storage, and every event its Session groups receive, in order. */
+/** A service on fake Sessions and memory storage, and every event its Session groups and Session actors receive, in order. */
 async function serviceWithGroupEvents(clock: ReturnType<typeof createManualClock>) {
-  const events: SessionGroupEvent[] = [];
+  const events: Array<SessionGroupEvent | { readonly type: 'direct'; readonly sent: string }> = [];
   const svc = await createScheduleService({
     sessions: createFakeSessions(),
     storage: new MemoryStorage(),
     clock,
     inspect: (e) => {
-      const { actorRef, event } = e as { actorRef?: { id?: string }; event?: SessionGroupEvent };
-      if (e.type === '@xstate.event' && actorRef?.id?.startsWith('sessions:') && event !== undefined) events.push(event);
+      const { actorRef, event, sourceRef } = e as {
+        actorRef?: { id?: string };
+        sourceRef?: { id?: string };
+        event?: SessionGroupEvent;
+      };
+      if (e.type !== '@xstate.event' || event === undefined) return;
+      if (actorRef?.id?.startsWith('sessions:')) events.push(event);
+      // What the supervisor (the root, `x:…`) sends a Session actor itself.
+      else if (actorRef?.id?.startsWith('session:') && sourceRef?.id?.startsWith('x:')) events.push({ type: 'direct', sent: event.type });
     },
   });
   return { svc, events };
 }
 
-describe('routes to the Session groups', () => {
-  it('events for live Sessions travel as sessions.send; those that spawn or retire a Session as sessions.route', async () => {
+describe('routes to the Session actors', () => {
+  it('events for live Sessions go straight to their actor; those that spawn or retire a Session travel through its group', async () => {
     const clock = createManualClock(T0);
     const { svc, events } = await serviceWithGroupEvents(clock);
     const seen = () =>
       events.flatMap((event) =>
-        event.type === 'sessions.route'
-          ? [`route ${event.routes.map((r) => (r.type === 'retire' ? 'retire' : r.event.type)).join(' ')}`]
-          : event.type === 'sessions.send'
-            ? [`send ${event.sends.map((r) => r.event.type).join(' ')}`]
+        event.type === 'direct'
+          ? [`direct ${event.sent}`]
+          : event.type === 'sessions.route'
+            ? [`route ${event.routes.map((r) => (r.type === 'retire' ? 'retire' : r.event.type)).join(' ')}`]
             : [],
       );
     try {
@@ -167,7 +174,7 @@ describe('routes to the Session groups', () => {
       await svc.whenIdle();
       expect(await svc.callTool('s1', 'schedule_delete', { id: v.id })).not.toHaveProperty('code');
       await svc.whenIdle();
-      expect(seen()).toEqual(['route tasks.spawn', 'send tasks.due', 'send delivery.settle', 'route retire']);
+      expect(seen()).toEqual(['route tasks.spawn', 'direct tasks.due', 'direct delivery.settle', 'route retire']);
     } finally {
       await svc.close();
     }

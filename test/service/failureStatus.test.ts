@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
-import type { CatalogEntry, DeliveryFailure } from '../../src/domain/types.ts';
+import type { CatalogEntry, DeliveryFailure } from '../../src/domain/tasks/types.ts';
 import type { SessionController } from '../../src/ports.ts';
 import { closeAll, closeHarness, create, type Harness, harness, MINUTE, tempDir, tick } from '../support/harness.ts';
 

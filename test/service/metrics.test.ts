@@ -5,7 +5,7 @@
 // and is logged once.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
-import type { FailureStage } from '../../src/domain/types.ts';
+import type { FailureStage } from '../../src/domain/tasks/types.ts';
 import type { CommitBatch, ScheduleLevels, ScheduleMetrics, ScheduleStorage, StoredDomain } from '../../src/ports.ts';
 import type { ScheduleConfig } from '../../src/runtime/config.ts';
 import { closeAll, create, type Harness, harness, MINUTE, tick } from '../support/harness.ts';

@@ -2,7 +2,7 @@
 // log say while attempts fail in each stage, with retry on and off, and how pause and run now
 // meet a delivery in flight and a restart.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
-import type { CatalogEntry, ScheduleView } from '../../src/domain/types.ts';
+import type { CatalogEntry, ScheduleView } from '../../src/domain/tasks/types.ts';
 import type { FailurePoint } from '../../src/testing.ts';
 import { closeAll, create, harness, MINUTE, tick } from '../support/harness.ts';
 

@@ -3,7 +3,7 @@
 // run-now delivery that ends a one-shot) drops it, it survives a restart, a bad one is refused
 // with `invalid_selector`, and a retried pause with another note is `idempotency_conflict`.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
-import type { CatalogEntry, ScheduleView } from '../../src/domain/types.ts';
+import type { CatalogEntry, ScheduleView } from '../../src/domain/tasks/types.ts';
 import { closeAll, closeHarness, create, harness, MINUTE, tick } from '../support/harness.ts';
 
 afterEach(closeAll);

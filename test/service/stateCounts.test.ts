@@ -5,8 +5,8 @@
 // catalog's entries at the same instant. Seeds are fixed: runs are reproducible.
 import fc from 'fast-check';
 import type { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
-import { countRows, type ScheduleCounts, type StateCounts } from '../../src/domain/stateCounts.ts';
-import type { CatalogEntry } from '../../src/domain/types.ts';
+import { countRows, type ScheduleCounts, type StateCounts } from '../../src/domain/reads/stateCounts.ts';
+import type { CatalogEntry } from '../../src/domain/tasks/types.ts';
 import { closeAll, create, type Harness, harness, MINUTE } from '../support/harness.ts';
 
 afterEach(closeAll);

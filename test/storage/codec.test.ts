@@ -19,9 +19,9 @@ import {
 } from '../../src/domain/codec/index.ts';
 import { isCanonicalInstantText } from '../../src/domain/codec/instantText.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
-import { parseCanonicalInstant } from '../../src/domain/instant.ts';
-import { withDelivery } from '../../src/domain/retention.ts';
-import type { DeliveryFailure, DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
+import { withDelivery } from '../../src/domain/tasks/retention.ts';
+import type { DeliveryFailure, DeliveryReceipt, TaskRow } from '../../src/domain/tasks/types.ts';
+import { parseCanonicalInstant } from '../../src/domain/time/instant.ts';
 import { deliveredRow, domainArb, receipt, row, rowArb } from './fixtures.ts';
 
 const SEED = 20300101;

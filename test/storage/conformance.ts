@@ -3,8 +3,8 @@
 // out new adapter instances over the same data (a Host restart) and shows its document after
 // close. Run it from one `.test.ts` file per adapter.
 import { encodeDocument } from '../../src/domain/codec/index.ts';
-import { withDelivery } from '../../src/domain/retention.ts';
-import type { DeliveryFailure, DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
+import { withDelivery } from '../../src/domain/tasks/retention.ts';
+import type { DeliveryFailure, DeliveryReceipt, TaskRow } from '../../src/domain/tasks/types.ts';
 import type { ScheduleStorage } from '../../src/ports.ts';
 import { deliveredRow, KINDS, receipt, row } from './fixtures.ts';
 

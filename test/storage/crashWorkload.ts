@@ -3,7 +3,7 @@
 // sch_(i-10), so the live domain stays small however long the test runs, and the domain after
 // any prefix of batches 1..k can be computed directly and compared with what a reopen finds.
 import type { DomainSnapshot } from '../../src/domain/codec/index.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import type { CommitBatch } from '../../src/ports.ts';
 import { deliveredRow } from './fixtures.ts';
 

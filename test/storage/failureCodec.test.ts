@@ -2,7 +2,7 @@
 // written, a row without them read as before, a malformed one refused with corrupt_schedule_log
 // naming the member (the journal's delivery deltas with them: codec.test.ts).
 import { decodeDocument, encodeRecord, encodeRow } from '../../src/domain/codec/index.ts';
-import type { DeliveryFailure, TaskRow } from '../../src/domain/types.ts';
+import type { DeliveryFailure, TaskRow } from '../../src/domain/tasks/types.ts';
 import { row } from './fixtures.ts';
 
 const FAILURE: DeliveryFailure = {

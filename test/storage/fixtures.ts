@@ -5,7 +5,7 @@
 // active rows; `trigger`, `missed`, `firstMissed` on receipts).
 import fc from 'fast-check';
 import type { DomainSnapshot } from '../../src/domain/codec/index.ts';
-import type { DeliveryFailure, DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow } from '../../src/domain/types.ts';
+import type { DeliveryFailure, DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow } from '../../src/domain/tasks/types.ts';
 
 export const T0 = '2030-01-01T08:00:00.000Z';
 

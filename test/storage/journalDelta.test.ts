@@ -11,8 +11,8 @@ import fc from 'fast-check';
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import { journalPathFor, loadDomainFiles } from '../../src/adapters/loadDomain.ts';
 import { encodeBatch, encodeDocument } from '../../src/domain/codec/index.ts';
-import { withDelivery } from '../../src/domain/retention.ts';
-import type { DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
+import { withDelivery } from '../../src/domain/tasks/retention.ts';
+import type { DeliveryReceipt, TaskRow } from '../../src/domain/tasks/types.ts';
 import { FaultyFileSystem, filesIn, removeTempDirs, tempDir } from './tempFiles.ts';
 
 afterEach(removeTempDirs);

@@ -7,8 +7,8 @@
 // of the batches — no delta lost, none applied twice across a compaction — and go on working.
 import { isDeepStrictEqual } from 'node:util';
 import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
-import { withDelivery } from '../../src/domain/retention.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import { withDelivery } from '../../src/domain/tasks/retention.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import type { CommitBatch } from '../../src/ports.ts';
 import { commitWindowed } from '../reliability/powerLoss.ts';
 import { MemoryFs } from '../reliability/powerLossFs.ts';

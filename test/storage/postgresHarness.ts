@@ -8,8 +8,8 @@ import type { NotificationListener } from '../../src/adapters/postgres/callRoute
 import type { SqlClient, SqlPool, SqlResult } from '../../src/adapters/postgres/driver.ts';
 import { migrate } from '../../src/adapters/postgres/migrations.ts';
 import { type PostgresStorageOptions, postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import type { ScheduleStorage } from '../../src/ports.ts';
 import type { StorageHarness, Store } from './conformance.ts';
 

@@ -7,9 +7,9 @@ import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { LeaseLostError } from '../../src/adapters/postgres/fence.ts';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../../src/adapters/postgres/migrations.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
 import { fairShare, fenceEpochs, type ShardLease, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { row } from './fixtures.ts';
 import { randomSchema, run } from './postgresHarness.ts';
 

@@ -10,7 +10,7 @@ import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { checkFence } from '../../src/adapters/postgres/fence.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { fenceEpochs, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { row } from './fixtures.ts';
 import { dropSchemas, randomSchema, run, serverPool } from './postgresHarness.ts';
 import { describeShardLeases, sessionIn } from './postgresLeases.ts';

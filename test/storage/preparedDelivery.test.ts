@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { DomainState, prepareBatch, type StoredRows } from '../../src/adapters/domainState.ts';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
-import { applyDelivery } from '../../src/domain/deliveryRow.ts';
-import type { DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
+import { applyDelivery } from '../../src/domain/tasks/deliveryRow.ts';
+import type { DeliveryReceipt, TaskRow } from '../../src/domain/tasks/types.ts';
 import { row as sampleRow } from './fixtures.ts';
 
 const RETENTION = { days: 3650, records: 200 };

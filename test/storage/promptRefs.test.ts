@@ -5,7 +5,7 @@
 // were kept) stays without one; a reference that cannot be resolved refuses the domain.
 import fc from 'fast-check';
 import { decodeDocument, decodeDocumentText, decodeRow, encodeDocument, encodeRow } from '../../src/domain/codec/index.ts';
-import type { DeliveryReceipt, TaskRow } from '../../src/domain/types.ts';
+import type { DeliveryReceipt, TaskRow } from '../../src/domain/tasks/types.ts';
 import { closeAll, harness, MINUTE, tick } from '../support/harness.ts';
 import { domainArb, receipt, row } from './fixtures.ts';
 

@@ -46,13 +46,13 @@ describe('reservedConnection', () => {
     expect(fake.clients).toHaveLength(0);
     const first = await reserved.connect();
     const second = reserved.connect();
-    let secondGot = false;
-    void second.then(() => (secondGot = true));
+    const order: string[] = [];
+    void second.then(() => order.push('second connected'));
     await first.query('select 1');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(secondGot).toBe(false);
+    order.push('first released');
     first.release();
     const next = await second;
+    expect(order).toEqual(['first released', 'second connected']);
     await next.query('select 2');
     next.release();
     expect(fake.log).toEqual(['c1: select 1', 'c1: select 2']);

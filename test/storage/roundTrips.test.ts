@@ -5,7 +5,7 @@
 import { callRouter } from '../../src/adapters/postgres/callRouter.ts';
 import { migrate } from '../../src/adapters/postgres/migrations.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
-import { shardOf } from '../../src/adapters/postgres/rowColumns.ts';
+import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import { createScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { countingPool } from '../support/countingPool.ts';

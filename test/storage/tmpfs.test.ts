@@ -14,7 +14,7 @@ import { jsonFileStorage } from '../../src/adapters/jsonFileStorage.ts';
 import { journalPathFor, loadDomainFiles } from '../../src/adapters/loadDomain.ts';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { row } from './fixtures.ts';
 import { filesIn } from './tempFiles.ts';
 

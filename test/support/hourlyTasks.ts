@@ -5,7 +5,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
-import type { TaskRow } from '../../src/domain/types.ts';
+import type { TaskRow } from '../../src/domain/tasks/types.ts';
 
 /**
  * Task i (1–n), `sch_<i>`, in Session `session-<i % sessions>`, every hour, first due

@@ -6,10 +6,17 @@
 
 const DEFAULT_DEADLINE_MS = 10_000;
 
-/** Resolves once `condition()` holds; rejects after `deadlineMs` naming `what`. */
-export async function waitUntil(condition: () => boolean, what: string, deadlineMs = DEFAULT_DEADLINE_MS): Promise<void> {
+/**
+ * Resolves once `condition()` holds; rejects after `deadlineMs` naming `what`. A condition that
+ * reads through the service (a remote call) may answer with a promise.
+ */
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  deadlineMs = DEFAULT_DEADLINE_MS,
+): Promise<void> {
   const deadline = Date.now() + deadlineMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`waited ${deadlineMs} ms for ${what}, and it never happened`);
     await new Promise((resolve) => setImmediate(resolve));
   }

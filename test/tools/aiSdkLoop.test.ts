@@ -4,7 +4,7 @@
 // validator compiled from the tool's schema, so the SDK refuses input the schema refuses before it
 // reaches the service. The tools run against a real service (memory storage, manual clock); the
 // one-shot reminder falls due and is delivered into the Session; the transcript is checked. The
-// tools are the README's example, examples/models/aiSdk.ts, exactly as shown.
+// tools are examples/models/aiSdk.ts, exactly as docs/models.md shows it.
 
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';

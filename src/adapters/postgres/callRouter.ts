@@ -13,13 +13,14 @@
 // withdrawn (nothing ran); a call claimed by a Host that lost the shard to another before answering
 // ends `persistence_uncertain` — its next owner never runs it again, it answers it so.
 import { ScheduleError } from '../../domain/errors.ts';
+import { shardOf } from '../../domain/tasks/sessionShard.ts';
 import { CallRunner, type RoutedRequest } from './callRunner.ts';
 import { CallNotRunError, CallSender } from './callSender.ts';
 import type { SqlPool } from './driver.ts';
 import { quoteSchema } from './migrations.ts';
 import { type NotificationListener, poolListener } from './notificationListener.ts';
 import { type JsonValue, notJson } from './routedJson.ts';
-import { isPostgresText, shardOf } from './rowColumns.ts';
+import { isPostgresText } from './rowColumns.ts';
 import { SchemaQueries } from './schemaQueries.ts';
 import { checkHostId } from './shardLeases.ts';
 

@@ -8,10 +8,12 @@
 // nothing of the batch is written; the caller then names the id. Batches that must move the task
 // number sequence, or that forget and remember the same call, take the transaction of several
 // statements instead (see postgresStorage.ts).
+
+import { shardOf } from '../../domain/tasks/sessionShard.ts';
 import type { PreparedBatch } from '../domainState.ts';
 import type { SqlClient } from './driver.ts';
 import type { LeaseFence } from './fence.ts';
-import { type StoredRowColumns, shardOf } from './rowColumns.ts';
+import type { StoredRowColumns } from './rowColumns.ts';
 
 /** What a one-statement commit checks before it writes. */
 export type CommitGuard =

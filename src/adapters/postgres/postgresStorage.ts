@@ -13,15 +13,15 @@
 // storageOwner.ts) or is refused with `storage_locked`, and each commit renews it in its own
 // transaction. A task number is taken in one statement too. Scoped to shards, `open` reads only
 // their rows.
-import { SESSION_GROUPS } from '../../../machines/events.ts';
 import { decodeRememberedCall } from '../../domain/codec/calls.ts';
 import { decodeTzdata, nextTaskNumberAfter } from '../../domain/codec/index.ts';
 import { decodeRow } from '../../domain/codec/row.ts';
 import { corrupt } from '../../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../../domain/errors.ts';
-import { formatInstant } from '../../domain/instant.ts';
-import type { RememberedCall } from '../../domain/rememberedCalls.ts';
-import type { TaskRow } from '../../domain/types.ts';
+import type { RememberedCall } from '../../domain/tasks/rememberedCalls.ts';
+import { SHARDS, shardOf } from '../../domain/tasks/sessionShard.ts';
+import type { TaskRow } from '../../domain/tasks/types.ts';
+import { formatInstant } from '../../domain/time/instant.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
 import { type CommitGuard, commitStatement, fitsOneStatement, TAKEN_ID_STATE, takenId } from './commitStatement.ts';
@@ -29,7 +29,7 @@ import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, watchPoolE
 import { checkFence, checkLeases, FENCE_IDLE_TIMEOUT_MS, fenceEpochsNow, type LeaseFence } from './fence.ts';
 import { migrate, quoteSchema } from './migrations.ts';
 import { createPgPool } from './pgPool.ts';
-import { encodeStoredRow, shardOf } from './rowColumns.ts';
+import { encodeStoredRow } from './rowColumns.ts';
 import { checkHostId, MAX_LEASE_MS } from './shardLeases.ts';
 import { DEFAULT_OWNER_LEASE_MS, StorageOwner } from './storageOwner.ts';
 import type { TaskNumberBlocks } from './taskNumberBlocks.ts';
@@ -87,7 +87,7 @@ export interface PostgresStorageOptions {
  * @throws ScheduleError `internal_error` for a list that is not of whole numbers 0–255.
  */
 const checkShards = (shards: unknown): number[] => {
-  if (!Array.isArray(shards) || !shards.every((s) => Number.isInteger(s) && s >= 0 && s < SESSION_GROUPS)) {
+  if (!Array.isArray(shards) || !shards.every((s) => Number.isInteger(s) && s >= 0 && s < SHARDS)) {
     throw new ScheduleError(
       'internal_error',
       `A PostgreSQL storage's shards are a list of whole numbers 0-255, not ${JSON.stringify(shards) ?? String(shards)}.`,

@@ -7,8 +7,8 @@
 
 import { encodeRow } from '../../domain/codec/index.ts';
 import { ScheduleError } from '../../domain/errors.ts';
-import { sessionShard } from '../../domain/sessionShard.ts';
-import type { TaskRow } from '../../domain/types.ts';
+import { shardOf } from '../../domain/tasks/sessionShard.ts';
+import type { TaskRow } from '../../domain/tasks/types.ts';
 
 /** The values of one `tasks` row. */
 export interface StoredRowColumns {
@@ -28,9 +28,6 @@ export interface StoredRowColumns {
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const isPostgresText = (value: string): boolean => !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value);
-
-/** The shard of a Session: the number of the Session group the supervisor puts it in (0–255). */
-export const shardOf = sessionShard;
 
 /**
  * The columns of a valid row.

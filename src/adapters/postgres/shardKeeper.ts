@@ -35,8 +35,9 @@
 //   finishes (`nudge()`).
 // The fence by epoch stays the safety net: whatever the pace, a shard's commits pass only under
 // its current owner's lease.
-import { SESSION_GROUPS } from '../../../machines/events.ts';
 import { ScheduleError } from '../../domain/errors.ts';
+import { SHARDS } from '../../domain/tasks/sessionShard.ts';
+import type { StepReport } from '../../ports.ts';
 import { ClusterHosts, type ClusterView } from './clusterHosts.ts';
 import { reasonOf, type SqlPool } from './driver.ts';
 import { DEFAULT_SCHEMA } from './postgresStorage.ts';
@@ -95,19 +96,6 @@ export interface ShardKeeperOptions {
   readonly pace?: KeeperPace;
 }
 
-/** What one {@link ShardKeeper.step} did. */
-export interface StepReport {
-  /** Live Hosts the heartbeat saw (0 when it failed). */
-  readonly liveHosts: number;
-  /** The shards this Host should hold (0 when the heartbeat failed). */
-  readonly share: number;
-  readonly acquired: readonly number[];
-  readonly released: readonly number[];
-  readonly lost: readonly number[];
-  /** The failure that ended the step early, if one did. */
-  readonly error?: unknown;
-}
-
 /**
  * The share of the Host ranked `rank` (0 = oldest membership) among `liveHosts`: the 256 shards
  * split as evenly as they go, the oldest Hosts taking the remainder, so the shares add up to 256
@@ -117,7 +105,7 @@ export interface StepReport {
  */
 export function hostShare(rank: number, liveHosts: number): number {
   const most = fairShare(liveHosts);
-  const remainder = SESSION_GROUPS % liveHosts;
+  const remainder = SHARDS % liveHosts;
   return remainder === 0 || rank < remainder ? most : most - 1;
 }
 
@@ -136,7 +124,7 @@ interface Sinks {
 
 type Phase = 'idle' | 'running' | 'stopping';
 
-const ALL_SHARDS = Array.from({ length: SESSION_GROUPS }, (_, shard) => shard);
+const ALL_SHARDS = Array.from({ length: SHARDS }, (_, shard) => shard);
 
 const invalid = (message: string): ScheduleError => new ScheduleError('internal_error', message);
 
@@ -324,7 +312,7 @@ export class ShardKeeper {
         share = hostShare(view.rank < 0 ? liveHosts : view.rank, liveHosts);
         const paced = this.paced();
         if (paced) await this.acquirePaced(view, share, sinks);
-        else if (this.phase !== 'stopping') await this.acquire(Math.min(share - this.mine.size, SESSION_GROUPS), false, sinks);
+        else if (this.phase !== 'stopping') await this.acquire(Math.min(share - this.mine.size, SHARDS), false, sinks);
         if (liveHosts < 2 || this.mine.size <= share) return [];
         const count = this.mine.size - share;
         const givable = [...this.mine.keys()].filter((s) => !this.releasing.has(s)).sort((a, b) => b - a);
@@ -363,14 +351,14 @@ export class ShardKeeper {
    */
   private async acquirePaced(view: ClusterView, share: number, sinks: Sinks): Promise<void> {
     // Alone, a Host takes everything at once: nobody else could serve those shards meanwhile.
-    let room = view.hosts.length < 2 ? SESSION_GROUPS : Math.max(0, Math.floor(this.options.pace?.openCapacity() ?? 0));
+    let room = view.hosts.length < 2 ? SHARDS : Math.max(0, Math.floor(this.options.pace?.openCapacity() ?? 0));
     const oldest = view.ages[0] ?? 0;
     const established = view.hosts.filter((_, i) => {
       const age = view.ages[i] ?? 0;
       return age >= 2 * this.leaseMs || age >= oldest - this.leaseMs;
     });
     const takesOver = established.includes(this.hostId);
-    const takeoverLimit = takesOver ? Math.max(share, Math.ceil(SESSION_GROUPS / Math.max(1, established.length))) : share;
+    const takeoverLimit = takesOver ? Math.max(share, Math.ceil(SHARDS / Math.max(1, established.length))) : share;
     if (view.expired > 0) {
       const want = Math.min(takeoverLimit - this.mine.size, view.expired);
       const taken = await this.acquire(takesOver ? want : Math.min(want, room), true, sinks);

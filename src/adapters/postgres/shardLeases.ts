@@ -8,8 +8,8 @@
 // held, so the new owner can open the shards whose reminders may be overdue first; `renew` extends
 // what a Host still owns; `release` frees shards. Rows are locked in shard order, as the fenced
 // commits of the storage lock them, so the two never deadlock.
-import { SESSION_GROUPS } from '../../../machines/events.ts';
 import { ScheduleError } from '../../domain/errors.ts';
+import { SHARDS } from '../../domain/tasks/sessionShard.ts';
 import type { SqlPool, SqlResult } from './driver.ts';
 import { quoteSchema } from './migrations.ts';
 import { isPostgresText } from './rowColumns.ts';
@@ -82,8 +82,7 @@ const checkLeaseMs = (leaseMs: unknown): number => {
   return leaseMs;
 };
 
-const isShard = (shard: unknown): shard is number =>
-  typeof shard === 'number' && Number.isInteger(shard) && shard >= 0 && shard < SESSION_GROUPS;
+const isShard = (shard: unknown): shard is number => typeof shard === 'number' && Number.isInteger(shard) && shard >= 0 && shard < SHARDS;
 
 /**
  * The shards a Host should hold when `liveHosts` Hosts share the 256: ceil(256 / liveHosts).
@@ -94,7 +93,7 @@ export function fairShare(liveHosts: number): number {
   if (!Number.isSafeInteger(liveHosts) || liveHosts < 1) {
     throw invalid(`fairShare takes the number of live Hosts, a whole number of at least 1, not ${String(liveHosts)}.`);
   }
-  return Math.ceil(SESSION_GROUPS / liveHosts);
+  return Math.ceil(SHARDS / liveHosts);
 }
 
 /** The shard → epoch map a fenced storage checks its commits against, from the leases a Host holds. */
@@ -145,8 +144,8 @@ export class ShardLeases {
     const leaseMs = checkLeaseMs(request.leaseMs);
     const { want } = request;
     const expiredOnly = request.expiredOnly === true;
-    if (typeof want !== 'number' || !Number.isInteger(want) || want < 0 || want > SESSION_GROUPS) {
-      throw invalid(`acquire takes a want of 0-${SESSION_GROUPS} shards, not ${String(want)}.`);
+    if (typeof want !== 'number' || !Number.isInteger(want) || want < 0 || want > SHARDS) {
+      throw invalid(`acquire takes a want of 0-${SHARDS} shards, not ${String(want)}.`);
     }
     if (want === 0) return [];
     const q = this.quoted;
@@ -208,7 +207,7 @@ export class ShardLeases {
   async release(hostId: string, shards: readonly number[]): Promise<number[]> {
     checkHostId(hostId);
     if (!Array.isArray(shards) || !shards.every(isShard)) {
-      throw invalid(`release takes a list of shards, whole numbers 0-${SESSION_GROUPS - 1}, not ${JSON.stringify(shards)}.`);
+      throw invalid(`release takes a list of shards, whole numbers 0-${SHARDS - 1}, not ${JSON.stringify(shards)}.`);
     }
     if (shards.length === 0) return [];
     const q = this.quoted;

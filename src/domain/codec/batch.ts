@@ -6,9 +6,9 @@
 // that id), then its deltas (each onto the row the domain holds at that point), and the counter
 // only grows. Puts and deletes replay idempotently; a delta applies only to the row it was
 // recorded against, which the journal's document check (journal.ts) guarantees.
-import { isValidId } from '../fields.ts';
-import type { CallRef, RememberedCall } from '../rememberedCalls.ts';
-import type { TaskRow } from '../types.ts';
+import { isValidId } from '../args/fields.ts';
+import type { CallRef, RememberedCall } from '../tasks/rememberedCalls.ts';
+import type { TaskRow } from '../tasks/types.ts';
 import { decodeCallRefs, decodeRememberedCalls, encodeCallRef, encodeRememberedCall } from './calls.ts';
 import { type DeliveryDelta, decodeDeliveryDelta, encodeDeliveryDelta } from './delta.ts';
 import { DOCUMENT_VERSION, decodeTzdata } from './document.ts';

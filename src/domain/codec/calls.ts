@@ -4,8 +4,9 @@
 // JSON text of the call's arguments, `answer` the first answer as JSON, `calledAt` a canonical
 // UTC instant; a forgotten one is named by `{"sessionId","callId"}`. Decoding is strict: any other
 // member, a bad value or the same call twice is `corrupt_schedule_log`.
-import { parseCanonicalInstant } from '../instant.ts';
-import { type CallRef, callKey, isIdempotentOperation, MAX_CALL_ID_LENGTH, type RememberedCall } from '../rememberedCalls.ts';
+
+import { type CallRef, callKey, isIdempotentOperation, MAX_CALL_ID_LENGTH, type RememberedCall } from '../tasks/rememberedCalls.ts';
+import { parseCanonicalInstant } from '../time/instant.ts';
 import { MAX_SESSION_ID_LENGTH } from './row.ts';
 import { corrupt, describe, isBoundedString, prefixed, readObject, type Where } from './strict.ts';
 

@@ -13,9 +13,9 @@
 // sets or clears one (a run-now delivery clears `triggeredAt`) is journalled as a whole row
 // instead. A delta clears the base's failure status, as the delivery it records does; a row that
 // carries one after the delivery is journalled whole.
-import { isValidId } from '../fields.ts';
-import { sameRecordRule } from '../records.ts';
-import type { DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../types.ts';
+import { isValidId } from '../args/fields.ts';
+import { sameRecordRule } from '../tasks/records.ts';
+import type { DeliveryHistory, DeliveryReceipt, ScheduleRecord, TaskRow, TaskStatus } from '../tasks/types.ts';
 import { checkedReceipt, encodeReceipt, MAX_MESSAGE_ID_LENGTH, readStoredReceipt, resolveStoredReceipt, sameReceipt } from './receipt.ts';
 import { readInstant, readInstantMember } from './record.ts';
 import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';

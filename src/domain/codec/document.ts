@@ -12,8 +12,8 @@
 // `tzdata` (optional, a non-empty string) is the version of the time-zone data in use when the
 // domain was last written after an open with another version; it is written only when known.
 // `calls` (optional) holds the remembered calls of idempotent requests (calls.ts), oldest first.
-import type { RememberedCall } from '../rememberedCalls.ts';
-import type { TaskRow } from '../types.ts';
+import type { RememberedCall } from '../tasks/rememberedCalls.ts';
+import type { TaskRow } from '../tasks/types.ts';
 import { decodeRememberedCalls, encodeRememberedCall } from './calls.ts';
 import { decodeRow, encodeRow, rowWhere } from './row.ts';
 import { corrupt, describe, isPlainObject, isSafeIntegerAtLeast, readObject } from './strict.ts';

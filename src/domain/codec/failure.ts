@@ -2,8 +2,8 @@
 // failed attempts since the last committed delivery, when the latest one failed, where and why,
 // and when the next retry was due. Keys are stored in the fixed order attempts, lastAt, stage,
 // message, nextRetryAt (the last only when present).
-import { MAX_FAILURE_MESSAGE_LENGTH } from '../retry.ts';
-import type { DeliveryFailure, FailureStage } from '../types.ts';
+import { MAX_FAILURE_MESSAGE_LENGTH } from '../tasks/retry.ts';
+import type { DeliveryFailure, FailureStage } from '../tasks/types.ts';
 import { readInstantMember } from './record.ts';
 import { corrupt, describe, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
 

@@ -13,8 +13,8 @@
 // kept). Decoding resolves every reference, so decoded rows hold the whole prompt per receipt;
 // encoding always prefers `record`, then `previous`, then the text itself, so it stays
 // deterministic. Documents whose receipts repeat the whole prompt (older versions) still decode.
-import { isStoredPrompt } from '../fields.ts';
-import type { DeliveryHistory, DeliveryReceipt } from '../types.ts';
+import { isStoredPrompt } from '../args/fields.ts';
+import type { DeliveryHistory, DeliveryReceipt } from '../tasks/types.ts';
 import { readInstant, readInstantMember } from './record.ts';
 import { corrupt, describe, isBoundedString, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
 

@@ -1,10 +1,11 @@
 // Strict decoding and deterministic encoding of one task record (docs/tasks.md): the common fields,
 // then exactly the fields of its kind. Decoding checks every value in its stored (already
 // normalised) form and never recomputes a target; a stored zone alias stays valid.
-import { isCanonicalCron } from '../cron/index.ts';
-import { isStoredPrompt, isStoredTime, isStoredTitle, isStoredWeekdays, isValidId, MAX_TITLE_LENGTH } from '../fields.ts';
-import { isStoredTimeZone } from '../timeZone.ts';
-import type { ScheduleRecord, TaskKind } from '../types.ts';
+
+import { isStoredPrompt, isStoredTime, isStoredTitle, isStoredWeekdays, isValidId, MAX_TITLE_LENGTH } from '../args/fields.ts';
+import type { ScheduleRecord, TaskKind } from '../tasks/types.ts';
+import { isCanonicalCron } from '../time/cron/index.ts';
+import { isStoredTimeZone } from '../time/timeZone.ts';
 import { isCanonicalInstantText } from './instantText.ts';
 import { corrupt, describe, isPlainObject, isSafeIntegerAtLeast, prefixed, readObject, type Where } from './strict.ts';
 

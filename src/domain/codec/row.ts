@@ -7,8 +7,8 @@
 // characters beside a `pausedAt`, and `failure` is a failure status (failure.ts): only an active
 // row carries any of them. Receipts refer to the record's prompt (or the previous receipt's)
 // instead of repeating it (see receipt.ts).
-import { MAX_PAUSE_NOTE_LENGTH } from '../pause.ts';
-import type { DeliveryReceipt, TaskRow } from '../types.ts';
+import { MAX_PAUSE_NOTE_LENGTH } from '../tasks/pause.ts';
+import type { DeliveryReceipt, TaskRow } from '../tasks/types.ts';
 import { decodeFailure, encodeFailure } from './failure.ts';
 import { decodeHistory, decodeReceipt, encodeHistory, encodeReceipt } from './receipt.ts';
 import { decodeRecord, encodeRecord, readInstant } from './record.ts';

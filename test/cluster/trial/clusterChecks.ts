@@ -4,9 +4,9 @@
 // the fault; no reminder twice in a transcript; redeliveries only where the earlier delivery's
 // commit never landed, or by a Host that no longer owned the shard), and the shard balance.
 import type { SqlPool } from '../../../src/adapters/postgres/driver.ts';
-import { shardOf } from '../../../src/adapters/postgres/rowColumns.ts';
 import { fairShare } from '../../../src/adapters/postgres/shardLeases.ts';
-import type { TaskRow } from '../../../src/domain/types.ts';
+import { shardOf } from '../../../src/domain/tasks/sessionShard.ts';
+import type { TaskRow } from '../../../src/domain/tasks/types.ts';
 import { run } from '../../storage/postgresHarness.ts';
 import type { FollowupSeen } from './clusterProcess.ts';
 import type { RunOp, SeededTask } from './clusterWorkload.ts';

@@ -8,7 +8,7 @@ import { memoryStorage } from '../../../src/adapters/memoryStorage.ts';
 import type { SqlPool } from '../../../src/adapters/postgres/driver.ts';
 import { migrate } from '../../../src/adapters/postgres/migrations.ts';
 import { encodeStoredRow } from '../../../src/adapters/postgres/rowColumns.ts';
-import type { TaskRow } from '../../../src/domain/types.ts';
+import type { TaskRow } from '../../../src/domain/tasks/types.ts';
 import { createScheduleService } from '../../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../../src/testing.ts';
 import { run } from '../../storage/postgresHarness.ts';

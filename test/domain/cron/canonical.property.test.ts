@@ -2,8 +2,8 @@
 // idempotent, preserves every field's matched set (day-of-week with 7 folded into 0) and the
 // star-ness of every field, and is accepted by the decoder's check.
 import fc from 'fast-check';
-import type { CronSpec } from '../../../src/domain/cron/index.ts';
-import { canonicalizeCron, isCanonicalCron, parseCron } from '../../../src/domain/cron/index.ts';
+import type { CronSpec } from '../../../src/domain/time/cron/index.ts';
+import { canonicalizeCron, isCanonicalCron, parseCron } from '../../../src/domain/time/cron/index.ts';
 import { cronExpression, FIELD_BOUNDS } from './arbitraries.ts';
 
 const SEED = 20_270_314;

@@ -1,7 +1,8 @@
 // The canonical stored form of cron expressions (docs/selectors.md): its documented examples, a table of
 // choice, and the decoder's fixed-point check.
-import { canonicalizeCron, isCanonicalCron } from '../../../src/domain/cron/index.ts';
+
 import { ScheduleError } from '../../../src/domain/errors.ts';
+import { canonicalizeCron, isCanonicalCron } from '../../../src/domain/time/cron/index.ts';
 
 describe('canonicalizeCron: docs/selectors.md examples', () => {
   const examples: Array<[string, string]> = [

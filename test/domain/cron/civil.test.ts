@@ -1,8 +1,8 @@
 // Calendar arithmetic on day numbers, checked against Date for ordinary years and by round trips
 // for years 0-99 and before, which Date.UTC reads as 1900-1999.
 import fc from 'fast-check';
-import { civilFromDays, daysFromCivil, daysInMonth, isLeapYear, weekdayOf } from '../../../src/domain/cron/civil.ts';
-import { DAY_MS } from '../../../src/domain/instant.ts';
+import { civilFromDays, daysFromCivil, daysInMonth, isLeapYear, weekdayOf } from '../../../src/domain/time/cron/civil.ts';
+import { DAY_MS } from '../../../src/domain/time/instant.ts';
 import { SEED } from './oracleCases.ts';
 
 describe('civil calendar arithmetic', () => {

@@ -3,8 +3,8 @@
 // give the same next target. The cases below it pin the three places where croner does not follow
 // docs/selectors.md, which is why the project has its own engine.
 import { Cron } from 'croner';
-import { nextCronAfter, parseCron } from '../../../src/domain/cron/index.ts';
-import { zoneRules } from '../../../src/domain/zoneRules.ts';
+import { nextCronAfter, parseCron } from '../../../src/domain/time/cron/index.ts';
+import { zoneRules } from '../../../src/domain/time/zoneRules.ts';
 
 const ours = (expression: string, zone: string, after: string): string | null => {
   const next = nextCronAfter(parseCron(expression), zoneRules(zone), Date.parse(after));

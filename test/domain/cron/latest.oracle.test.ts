@@ -4,9 +4,9 @@
 // the window (the oracle's first firing after L is past now). When L is null, the oracle's first
 // firing at or after notBefore is past now. Fewer cases under `npm test` than under `npm run stress`.
 import fc from 'fast-check';
-import { latestCronAtOrBefore, parseCron } from '../../../src/domain/cron/index.ts';
-import { DAY_MS, MINUTE_MS } from '../../../src/domain/instant.ts';
-import { zoneRules } from '../../../src/domain/zoneRules.ts';
+import { latestCronAtOrBefore, parseCron } from '../../../src/domain/time/cron/index.ts';
+import { DAY_MS, MINUTE_MS } from '../../../src/domain/time/instant.ts';
+import { zoneRules } from '../../../src/domain/time/zoneRules.ts';
 import { nextFiring } from '../../support/oracle/index.ts';
 import { runs } from '../../support/runs.ts';
 import { isoOrNull, nearTransitionCase, SEED, wideCase } from './oracleCases.ts';

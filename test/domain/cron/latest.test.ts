@@ -1,9 +1,9 @@
 // latestCronAtOrBefore: the latest firing instant inside [notBefore, at], as catch-up uses it for
 // the latest missed occurrence. Same wall-clock rules as the forward search: a repeated wall time
 // counts only at its earlier instant, a wall time in a gap never counts.
-import { latestCronAtOrBefore, parseCron } from '../../../src/domain/cron/index.ts';
-import { MAX_INSTANT_MS } from '../../../src/domain/instant.ts';
-import { zoneRules } from '../../../src/domain/zoneRules.ts';
+import { latestCronAtOrBefore, parseCron } from '../../../src/domain/time/cron/index.ts';
+import { MAX_INSTANT_MS } from '../../../src/domain/time/instant.ts';
+import { zoneRules } from '../../../src/domain/time/zoneRules.ts';
 
 function latest(expression: string, zone: string, at: string | number, notBefore: string | number): string | null {
   const ms = (v: string | number) => (typeof v === 'number' ? v : Date.parse(v));

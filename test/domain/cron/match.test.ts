@@ -1,10 +1,10 @@
 // The day rule and static feasibility: cronDateMatches, cronCanMatch, and the day searches inside
 // a month, checked against a direct day-by-day reading of the rule.
 import fc from 'fast-check';
-import { daysFromCivil, daysInMonth, weekdayOf } from '../../../src/domain/cron/civil.ts';
-import { cronCanMatch, cronDateMatches, nextCronAfter, parseCron } from '../../../src/domain/cron/index.ts';
-import { nextMatchingDay, previousMatchingDay } from '../../../src/domain/cron/match.ts';
-import { zoneRules } from '../../../src/domain/zoneRules.ts';
+import { daysFromCivil, daysInMonth, weekdayOf } from '../../../src/domain/time/cron/civil.ts';
+import { cronCanMatch, cronDateMatches, nextCronAfter, parseCron } from '../../../src/domain/time/cron/index.ts';
+import { nextMatchingDay, previousMatchingDay } from '../../../src/domain/time/cron/match.ts';
+import { zoneRules } from '../../../src/domain/time/zoneRules.ts';
 import { cronExpression } from './arbitraries.ts';
 import { feasibleByBruteForce, SEED } from './oracleCases.ts';
 

@@ -1,8 +1,8 @@
 // nextCronAfter: the first firing instant strictly after an instant, under the day rule and the
 // wall-clock rules of docs/selectors.md (gaps skipped, repeated wall times fire once at the earlier
 // instant), in named zones. Expected instants are worked out by hand in each title's terms.
-import { cronCanMatch, nextCronAfter, parseCron } from '../../../src/domain/cron/index.ts';
-import { zoneRules } from '../../../src/domain/zoneRules.ts';
+import { cronCanMatch, nextCronAfter, parseCron } from '../../../src/domain/time/cron/index.ts';
+import { zoneRules } from '../../../src/domain/time/zoneRules.ts';
 
 function next(expression: string, zone: string, after: string | number): string | null {
   const at = typeof after === 'number' ? after : Date.parse(after);

@@ -4,10 +4,10 @@
 // fast-check's seeded values, so runs are deterministic.
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
-import { cronCanMatch, nextCronAfter, parseCron } from '../../../src/domain/cron/index.ts';
-import { DAY_MS, MAX_INSTANT_MS, MINUTE_MS } from '../../../src/domain/instant.ts';
-import { canonicalTimeZone } from '../../../src/domain/timeZone.ts';
-import { zoneRules } from '../../../src/domain/zoneRules.ts';
+import { cronCanMatch, nextCronAfter, parseCron } from '../../../src/domain/time/cron/index.ts';
+import { DAY_MS, MAX_INSTANT_MS, MINUTE_MS } from '../../../src/domain/time/instant.ts';
+import { canonicalTimeZone } from '../../../src/domain/time/timeZone.ts';
+import { zoneRules } from '../../../src/domain/time/zoneRules.ts';
 import { nextFiring } from '../../support/oracle/index.ts';
 import { cronExpression, typicalCronExpression } from './arbitraries.ts';
 

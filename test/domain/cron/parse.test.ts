@@ -1,8 +1,8 @@
 // Parsing of the 5-field Vixie dialect: the value sets and star-ness it produces, field
 // separators, and every rejected form of docs/selectors.md with a message that names the offending field.
 
-import { parseCron } from '../../../src/domain/cron/index.ts';
 import { ScheduleError } from '../../../src/domain/errors.ts';
+import { parseCron } from '../../../src/domain/time/cron/index.ts';
 
 const FIELD_NAME: Record<string, RegExp> = {
   minute: /minute/i,

@@ -2,11 +2,11 @@
 // wall time (no time zone involved): the first match at or after a wall minute, and the last at
 // or before one, within bounds.
 import fc from 'fast-check';
-import { civilFromDays } from '../../../src/domain/cron/civil.ts';
-import type { CronSpec } from '../../../src/domain/cron/index.ts';
-import { cronDateMatches, parseCron } from '../../../src/domain/cron/index.ts';
-import { firstMatchingWall, lastMatchingWall } from '../../../src/domain/cron/wallSearch.ts';
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../../src/domain/instant.ts';
+import { civilFromDays } from '../../../src/domain/time/cron/civil.ts';
+import type { CronSpec } from '../../../src/domain/time/cron/index.ts';
+import { cronDateMatches, parseCron } from '../../../src/domain/time/cron/index.ts';
+import { firstMatchingWall, lastMatchingWall } from '../../../src/domain/time/cron/wallSearch.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../../src/domain/time/instant.ts';
 import { typicalCronExpression } from './arbitraries.ts';
 import { SEED } from './oracleCases.ts';
 

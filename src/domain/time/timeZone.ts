@@ -1,0 +1,59 @@
+// Time-zone validation (docs/selectors.md): `UTC` or an IANA `Area/Location` name known to the runtime.
+// The stored id is the given name with its letter case normalised as temporal-polyfill reports
+// it, and never another id: aliases such as `Asia/Calcutta` are kept as given. Offsets, `GMT`,
+// `EST5EDT` and other names without `/` are refused even where Intl would accept them.
+import { Temporal } from 'temporal-polyfill';
+import { describeValue } from '../args/argShape.ts';
+import { ScheduleError } from '../errors.ts';
+
+const ACCEPTED = 'Use "UTC" or an IANA Area/Location name such as "Europe/Berlin" or "Asia/Shanghai"';
+
+/** Answers for names that needed the zone data, remembered; bounded, since names come from callers. */
+const known = new Map<string, string | null>();
+const MAX_KNOWN = 4096;
+
+/** A name shaped like `UTC` or an `Area/Location` id; anything else is refused without consulting zone data. */
+const plausibleName = (name: string): boolean =>
+  name.length <= 64 && (name.includes('/') || name.toUpperCase() === 'UTC') && /^[A-Za-z0-9_+\-/]+$/.test(name);
+
+/**
+ * The stored form of a zone id, or `null` when the name is not accepted. Validity is decided by
+ * building a zoned date and requiring the reported id to round-trip (case-insensitively) to the
+ * given name, so the runtime's own zone data decides and no alias is substituted.
+ */
+export function canonicalTimeZone(name: string): string | null {
+  if (!plausibleName(name)) return null;
+  const cached = known.get(name);
+  if (cached !== undefined) return cached;
+  let result: string | null = null;
+  try {
+    const id = Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(name).timeZoneId;
+    if (id.toLowerCase() === name.toLowerCase()) result = id;
+  } catch {
+    result = null;
+  }
+  if (known.size >= MAX_KNOWN) known.clear();
+  known.set(name, result);
+  return result;
+}
+
+/** How many zone names are remembered (for tests: the cache stays bounded). */
+export const cachedTimeZoneCount = (): number => known.size;
+
+/** Validates a `time_zone` argument; throws `invalid_time_zone` with a message naming the field. */
+export function normalizeTimeZone(value: unknown, field = 'time_zone'): string {
+  if (typeof value !== 'string') {
+    throw new ScheduleError('invalid_time_zone', `${field} must be a string time-zone name. ${ACCEPTED}.`);
+  }
+  const id = canonicalTimeZone(value);
+  if (id === null) {
+    throw new ScheduleError(
+      'invalid_time_zone',
+      `${field} ${describeValue(value)} is not an accepted time zone. ${ACCEPTED}; offsets such as "+08:00" and abbreviations such as "EST" or "GMT" are not accepted.`,
+    );
+  }
+  return id;
+}
+
+/** True when a stored zone id is exactly in its stored (case-normalised) form. */
+export const isStoredTimeZone = (value: string): boolean => canonicalTimeZone(value) === value;
