@@ -135,7 +135,7 @@ function sweepCases(): Case[] {
   });
 }
 
-const ORACLE_CASES = runs({ short: 2_000, long: 10_000 });
+const ORACLE_CASES = runs({ short: 800, long: 10_000 });
 
 describe('daily and weekly agree with the brute-force oracle', () => {
   it(`firstTarget and nextTargetAfter on every zone the runtime knows, near transitions, ≥ ${ORACLE_CASES} cases`, () => {

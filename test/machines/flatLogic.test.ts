@@ -23,6 +23,7 @@ import { type EffectArgs, flatMachineLogic, machineEffects, NotFlatError, type O
 import { type TaskEvent, taskLogic, taskMachine } from '../../machines/taskMachine.ts';
 import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { formatInstant } from '../../src/domain/time/instant.ts';
+import { runs } from '../support/runs.ts';
 
 const T0 = Date.parse('2030-01-01T08:00:00.000Z');
 const MINUTE = 60_000;
@@ -84,7 +85,7 @@ describe('flat machine logic: the task logic against XState', () => {
           expect(view(fast)).toEqual(view(reference));
         }
       }),
-      { numRuns: 3000 },
+      { numRuns: runs({ short: 800, long: 3_000 }) },
     );
   });
 
@@ -242,7 +243,7 @@ describe('flat machine logic: what a flat machine may hold', () => {
           expect(view(mine)).toEqual(view(reference));
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs({ short: 500, long: 2_000 }) },
     );
   });
 });
@@ -323,7 +324,7 @@ describe('flat machine logic: entry actions, effects and delegated events', () =
       fc.property(fc.array(events, { maxLength: 25 }), (events) => {
         expect(run(fast, events)).toEqual(run(toy, events));
       }),
-      { numRuns: 1000 },
+      { numRuns: runs({ short: 300, long: 1_000 }) },
     );
   });
 

@@ -41,7 +41,7 @@ const SIMPLE_PATH_STEPS = 5;
 const TASK_RETRY_MS = 60_000;
 const BASE_PATH_STEPS = 8;
 /** Paths `npm test` runs beyond those that take every abstract step, per suite. */
-const EXTRA_SAMPLED_PATHS = 40;
+const EXTRA_SAMPLED_PATHS = 12;
 
 type Snap = SnapshotFrom<TaskMachine>;
 

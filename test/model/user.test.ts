@@ -34,7 +34,7 @@ import {
 /** The bound on simple paths: at most this many events. */
 const SIMPLE_PATH_STEPS = 7;
 /** Simple paths `npm test` runs beyond those that take every step. */
-const EXTRA_SAMPLED_PATHS = 60;
+const EXTRA_SAMPLED_PATHS = 20;
 
 type Snap = SnapshotFrom<UserModel>;
 

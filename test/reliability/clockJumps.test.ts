@@ -7,8 +7,8 @@ import { runs } from '../support/runs.ts';
 import { runClockJumps } from './clockJumps.ts';
 
 const STEP_KINDS = ['advance', 'forward minutes', 'forward days', 'forward years', 'backward', 'dstEdge'];
-const SEQUENCES = runs({ short: 40, long: 100 });
-const FAULT_SEQUENCES = runs({ short: 25, long: 60 });
+const SEQUENCES = runs({ short: 20, long: 100 });
+const FAULT_SEQUENCES = runs({ short: 12, long: 60 });
 
 describe('clock jumps with recurring tasks of every kind active', () => {
   it('manual clock (wall-keyed timers, set() jumps): nothing early, nothing lost, only the latest missed occurrence', async () => {

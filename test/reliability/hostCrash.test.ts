@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { runs } from '../support/runs.ts';
 import { runHostCrashTrials } from './hostCrash.ts';
 
-const TRIALS = runs({ short: 6, long: 12 });
+const TRIALS = runs({ short: 3, long: 12 });
 
 describe('whole-Host crash trials', () => {
   it(`${TRIALS} trials of SIGKILLed Hosts under load: acknowledged changes kept, due reminders delivered, no duplicate in a transcript`, async () => {
