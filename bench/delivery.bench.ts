@@ -1,6 +1,7 @@
 // Benchmark (a): 10,000 recurring tasks over 1,000 Sessions all due at the same instant, with the
 // manual clock, in-memory fake Sessions (flush resolves on a microtask) and memory storage: the wall
-// time from the timer's wake to the last delivery commit, the time until every actor has settled
+// time from the timer's wake to the first reminder appended to its Session (`followup()`), to the
+// last one appended, and to the last delivery commit, the time until every actor has settled
 // (`whenIdle()`: the last commit's rows have reached their task actors too), the garbage
 // collections and minor page faults inside that time, and the messages sent (one batch per
 // Session). Beside it, measured in the same process right after: the actor library's floor
@@ -50,6 +51,10 @@ function watchCollections(): { within(from: number, to: number): { count: number
 
 interface BurstRun {
   readonly ms: number;
+  /** From the wake to the first `followup()` reaching a Session. */
+  readonly firstMs: number;
+  /** From the wake to the last `followup()` reaching a Session. */
+  readonly lastFollowupMs: number;
   readonly settledMs: number;
   /** Garbage collections between the wake and the moment every actor settled. */
   readonly collections: { readonly count: number; readonly ms: number };
@@ -74,6 +79,22 @@ async function run(): Promise<BurstRun> {
       fn();
     }, ms);
   const sessions = createFakeSessions();
+  let firstFollowupAt = 0;
+  let lastFollowupAt = 0;
+  const resolveAgent = sessions.resolveAgent.bind(sessions);
+  sessions.resolveAgent = async (sessionId) => {
+    const agent = await resolveAgent(sessionId);
+    const followup = agent.followup.bind(agent);
+    agent.followup = (message, meta) => {
+      const result = followup(message, meta);
+      if (wokeAt !== 0) {
+        lastFollowupAt = performance.now();
+        if (firstFollowupAt === 0) firstFollowupAt = lastFollowupAt;
+      }
+      return result;
+    };
+    return agent;
+  };
   const storage = new TimedStorage();
   const svc = await createScheduleService({ sessions, storage, clock, logger: { warn() {}, error() {} } });
   const creates: Promise<unknown>[] = [];
@@ -102,6 +123,8 @@ async function run(): Promise<BurstRun> {
   for (let s = 0; s < SESSIONS; s++) messages += sessions.messages(`session-${s}`).length;
   const result = {
     ms: storage.lastCommitAt - wokeAt,
+    firstMs: firstFollowupAt - wokeAt,
+    lastFollowupMs: lastFollowupAt - wokeAt,
     settledMs: settledAt - wokeAt,
     collections: collected,
     faults,
@@ -142,6 +165,8 @@ console.log(
 console.log('');
 console.log('| measure | value |');
 console.log('|---|---:|');
+console.log(`| wake → first reminder appended to its Session, median | ${fmt(median(results.map((r) => r.firstMs)))} ms |`);
+console.log(`| wake → last reminder appended, median | ${fmt(median(results.map((r) => r.lastFollowupMs)))} ms |`);
 console.log(`| wake → last commit, median | ${fmt(lastCommit)} ms |`);
 console.log(`| wake → last commit, slowest | ${fmt(Math.max(...times))} ms |`);
 console.log(`| wake → every actor settled (whenIdle), median | ${fmt(settled)} ms |`);

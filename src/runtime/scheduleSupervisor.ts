@@ -176,14 +176,14 @@ export class ScheduleRuntime implements SupervisorRuntime {
     return this.idle.whenIdle();
   }
 
-  /** Whether anything is in progress, from the supervisor's and the Session actors' states. */
+  /** Whether anything is in progress: the supervisor's and the Session actors' states, and due Sessions a wake has yet to hand out. */
   private quiet(): Quiet {
     const supervisor = this.supervisor;
     if (supervisor === null) return 'idle';
     const snapshot = supervisor.getSnapshot();
     if (snapshot.status !== 'active' || snapshot.matches('closed')) return 'idle';
     if (!snapshot.matches({ running: 'idle' }) || snapshot.context.queue.size > 0) return 'busy';
-    if (anyAttemptInFlight(supervisor)) return 'busy';
+    if (this.scheduler.handingOut || anyAttemptInFlight(supervisor)) return 'busy';
     return this.scheduler.wakeQueued ? 'soon' : 'idle';
   }
 
@@ -272,6 +272,7 @@ const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive
   const drain = (): void => {
     if (draining) return;
     draining = true;
+    scheduler.handOutWaiting(); // a wake's due Sessions still waiting for their turn are delivered before the close
     scheduler.stop();
     scheduler.drainPendingCommits(); // one last write of receipts still waiting; lost only if it fails
     void runtime.whenIdle().then(() => sendBack({ type: 'timer.drained' }));

@@ -14,6 +14,14 @@
 // The failure status is then written with the row (the failure write), so a restart restores it;
 // a restored task is tried again at once when it is due.
 //
+// A wake hands its due tasks to their Sessions in turns: the Sessions in the order their earliest
+// task was taken (earliest due first), each with all of its due tasks (one attempt, one batch
+// message), at most `HAND_OUT_TASKS` tasks a turn but at least one Session. The first turn runs in
+// the wake; the event loop turns between the others, so the first Sessions' attempts resolve,
+// append and flush while the rest of a burst waits for its turn. A later wake's Sessions queue
+// behind those still waiting, with their own `now`. While any wait the service is not idle;
+// draining hands out the rest at once, and stopping drops them (their rows stay due).
+//
 // A task whose Session flushed its reminder but whose row write failed holds a pending receipt
 // (pendingCommits.ts): its queue key is then the retry its actor reported, and when it comes the
 // write is retried — the task is not handed to its Session, whatever its target.
@@ -40,6 +48,15 @@ import type { ResolvedConfig } from './config.ts';
 import { DueQueue } from './dueQueue.ts';
 import { PendingCommits } from './pendingCommits.ts';
 
+/** The most due tasks one turn hands to their Sessions (a Session's due tasks are never split). */
+export const HAND_OUT_TASKS = 256;
+
+/** Due tasks of one Session waiting for their turn, with the wall clock of the wake that took them. */
+interface WaitingDue {
+  readonly now: number;
+  readonly due: DueTasks;
+}
+
 export interface SchedulerOptions {
   readonly clock: Clock;
   readonly config: ResolvedConfig;
@@ -47,7 +64,7 @@ export interface SchedulerOptions {
   readonly sessionOf: (id: string) => string | undefined;
   /** Receives one warning per failed stage of an attempt. */
   readonly logger: Logger;
-  /** Receives the due tasks of one wake, grouped by Session. */
+  /** Receives the due tasks of one turn of a wake (scheduler.ts), grouped by Session, with the wake's `now`. */
   readonly onDue: (now: number, due: DueTasks[]) => void;
   /** Receives pending receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
   readonly onCommitDue: (flushed: readonly FlushedAttempt[]) => void;
@@ -84,6 +101,11 @@ export class Scheduler {
    * only ever be its due instant.
    */
   private readonly activations = new DueQueue();
+  /** Due Sessions taken by a wake and not handed out yet, in order; those before `nextWaiting` are handed out. */
+  private waiting: WaitingDue[] = [];
+  private nextWaiting = 0;
+  /** The event loop's turn that hands out the next Sessions (while some wait). */
+  private turn: ReturnType<typeof setImmediate> | null = null;
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -301,6 +323,16 @@ export class Scheduler {
     return this.kickPending || this.recoverPending;
   }
 
+  /** True while due Sessions a wake took wait for their turn to be handed out. */
+  get handingOut(): boolean {
+    return this.nextWaiting < this.waiting.length;
+  }
+
+  /** Hands every due Session still waiting for its turn out at once (the service is closing). */
+  handOutWaiting(): void {
+    while (this.handingOut) this.handOutTurn(Number.POSITIVE_INFINITY);
+  }
+
   /** Arms the timer for the earliest due task (or cancels it when nothing is queued). */
   rearm(): void {
     if (this.stopped) return;
@@ -319,10 +351,14 @@ export class Scheduler {
     this.timer = clock.setTimeout(() => this.onTimer(), wait);
   }
 
-  /** Cancels the timer for good (the service is closing). */
+  /** Cancels the timer for good (the service is closing); due Sessions still waiting for their turn are dropped. */
   stop(): void {
     this.stopped = true;
     this.cancel();
+    this.waiting = [];
+    this.nextWaiting = 0;
+    if (this.turn !== null) clearImmediate(this.turn);
+    this.turn = null;
   }
 
   private cancel(): void {
@@ -366,10 +402,49 @@ export class Scheduler {
       else ids.push(id);
     }
     if (commits.length > 0) this.handOutCommits(commits, now);
-    const due: DueTasks[] = Array.from(bySession, ([sessionId, ids]) => ({ sessionId, ids }));
-    if (due.length > 0) this.options.onDue(now, due);
+    if (bySession.size > 0) {
+      const idle = !this.handingOut;
+      for (const [sessionId, ids] of bySession) this.waiting.push({ now, due: { sessionId, ids } });
+      if (idle) this.handOutTurn(HAND_OUT_TASKS);
+    }
     this.rearm();
   }
+
+  /**
+   * Hands the next waiting Sessions out — at most `limit` tasks, at least one Session; those of
+   * one wake in one `onDue` — and, when more wait, asks the event loop for the next turn first.
+   */
+  private handOutTurn(limit: number): void {
+    const waiting = this.waiting;
+    const turns: Array<{ now: number; due: DueTasks[] }> = [];
+    let tasks = 0;
+    for (let next = waiting[this.nextWaiting]; next !== undefined; next = waiting[this.nextWaiting]) {
+      if (tasks > 0 && tasks + next.due.ids.length > limit) break;
+      this.nextWaiting++;
+      const last = turns[turns.length - 1];
+      if (last !== undefined && last.now === next.now) last.due.push(next.due);
+      else turns.push({ now: next.now, due: [next.due] });
+      tasks += next.due.ids.length;
+    }
+    if (this.nextWaiting === waiting.length) {
+      this.waiting = [];
+      this.nextWaiting = 0;
+    } else {
+      // The handed-out Sessions are let go once they are most of the list, so wakes that keep
+      // coming while some still wait do not grow it.
+      if (this.nextWaiting > waiting.length / 2) {
+        this.waiting = waiting.slice(this.nextWaiting);
+        this.nextWaiting = 0;
+      }
+      this.turn ??= setImmediate(this.onTurn);
+    }
+    for (const { now, due } of turns) this.options.onDue(now, due);
+  }
+
+  private readonly onTurn = (): void => {
+    this.turn = null;
+    if (!this.stopped && this.handingOut) this.handOutTurn(HAND_OUT_TASKS);
+  };
 
   /**
    * Moves passivated tasks (taken from the activation queue) to live: each joins the due queue at
