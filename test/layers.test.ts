@@ -279,7 +279,9 @@ describe('import direction', () => {
 
   it('no machine imports machines/index.ts, the pointer to the entry above them', () => {
     const importers = layer('machines').filter((file) =>
-      importsOf(readFileSync(join(root, file), 'utf8')).some((ref) => resolveSpecifier(file, typeof ref === 'string' ? ref : ref.spec) === 'machines/index.ts'),
+      importsOf(readFileSync(join(root, file), 'utf8')).some(
+        (ref) => resolveSpecifier(file, typeof ref === 'string' ? ref : ref.spec) === 'machines/index.ts',
+      ),
     );
     expect(importers).toEqual([]);
   });
