@@ -9,8 +9,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { isWildcardAddress } from '../src/console/allowedHosts.ts';
-import type { Console } from '../src/console/index.ts';
+import { type Console, isWildcardAddress } from '../src/console/index.ts';
 import type { Clock, Logger, ScheduleCluster, ScheduleConfig, ScheduleInspector, ScheduleService } from '../src/index.ts';
 import { createManualClock, type ManualClock } from '../src/testing.ts';
 import type { HostDatabaseOptions } from './database.ts';

@@ -8,7 +8,7 @@
 // malformed is refused with a message naming the variable, and so is a HOST that binds every
 // interface (0.0.0.0, ::) without ALLOWED_HOSTS.
 import { resolve } from 'node:path';
-import { isWildcardAddress, parseAllowedHosts } from '../src/console/allowedHosts.ts';
+import { isWildcardAddress, parseAllowedHosts } from '../src/console/index.ts';
 import { DEFAULT_HOSTNAME, DEFAULT_PORT, type HostOptions } from './createHost.ts';
 import { type HostDatabaseOptions, parseDatabaseUrl, withDefaultUser } from './database.ts';
 import type { HostLimits } from './limits.ts';

@@ -4,8 +4,7 @@
 // is exposed is decided by the bind address (loopback by default) and the allow-list, so the
 // Host's `authorize` lets every request in.
 
-import { isWildcardAddress, LOOPBACK_NAMES, parseAllowedHost } from '../src/console/allowedHosts.ts';
-import { type Console, createConsole } from '../src/console/index.ts';
+import { type Console, createConsole, isWildcardAddress, LOOPBACK_NAMES, parseAllowedHost } from '../src/console/index.ts';
 import type { Logger } from '../src/index.ts';
 import type { ManualClock } from '../src/testing.ts';
 import type { HostLimits } from './limits.ts';

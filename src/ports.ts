@@ -3,10 +3,9 @@
 // (docs/operations.md). Adapters in src/adapters/ implement the clock and storage; the Host
 // implements the Session controller and, if it keeps metrics, the metrics port.
 import type { ReplyValue, ScheduleCall } from '../machines/replies.ts';
+import type { ScheduleConfig, ScheduleInspectionEvent } from './domain/serviceOptions.ts';
 import type { CallRef, RememberedCall } from './domain/tasks/rememberedCalls.ts';
 import type { FailureStage, TaskRow } from './domain/tasks/types.ts';
-import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
-import type { ScheduleConfig } from './runtime/config.ts';
 
 /** A message the scheduler appends to a Session: a user-role follow-up produced by `schedule`. */
 export interface FollowupMessage {

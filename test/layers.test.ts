@@ -1,4 +1,5 @@
 // The import direction of the source tree: the pure layers never import the layers above them.
+// The ports (src/ports.ts), the lowest contract, import only src/domain and the machines' types.
 // No file in src/domain or machines imports the planning layer, the runtime, the adapters, the
 // cluster, the console, the service, the tools or an entry; machines import only `xstate`, each
 // other and src/domain. The planning layer (src/planning: what a mailbox slot decides) imports only
@@ -27,26 +28,6 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ readonly from: string; readonly to: stri
     to: 'src/entries/machines.ts',
     why: 'the source path tools resolve `agent-schedule/machines` to (the acceptance suites alias it there); it only points at the entry',
   },
-  ...['host/createHost.ts', 'host/env.ts', 'host/hostConsole.ts'].map((from) => ({
-    from,
-    to: 'src/console/allowedHosts.ts',
-    why: "the reference Host reads its allowed Host names with the console's own parser, which the console entry does not export",
-  })),
-  {
-    from: 'host/sessions/sessionId.ts',
-    to: 'src/console/sessionId.ts',
-    why: "the reference Host's Session ids follow the console's rule, and refuse others with its message",
-  },
-  {
-    from: 'host/sessions/postgresTranscripts.ts',
-    to: 'src/adapters/postgres/driver.ts',
-    why: "the reference Host's transcript table guards its pool as the storage does",
-  },
-  {
-    from: 'host/sessions/postgresTranscripts.ts',
-    to: 'src/adapters/postgres/migrations.ts',
-    why: "the reference Host's transcript table lives in the storage's schema, quoted as the storage quotes it",
-  },
 ];
 
 /** The package entries: the files package.json `exports` names (src/entries holds the ones above two layers). */
@@ -63,6 +44,10 @@ const FORBIDDEN_FOR_PURE = [
   'src/supervisor.ts',
   'src/tools/',
 ];
+
+/** What the ports may import: the pure domain, and the machines' types (their replies) as types only. */
+const ALLOWED_FOR_PORTS = ['src/domain/'];
+const ALLOWED_TYPES_FOR_PORTS = ['machines/'];
 
 /** What the planning layer never imports, not even as a type. */
 const FORBIDDEN_FOR_PLANNING = ['src/runtime/', 'src/adapters/', 'src/cluster/', 'src/service.ts', 'src/tools/handlers'];
@@ -107,7 +92,9 @@ const IMPORTED_ONLY_BY: ReadonlyArray<{ readonly folder: string; readonly by: re
 
 const startsWithAny = (path: string, prefixes: readonly string[]): boolean => prefixes.some((p) => path === p || path.startsWith(p));
 
+/** The source files under `dir`, or `dir` itself when it names one file. */
 function sourceFiles(dir: string): string[] {
+  if (dir.endsWith('.ts')) return [dir];
   const out: string[] = [];
   for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
     const path = posix.join(dir, entry.name);
@@ -158,7 +145,10 @@ interface Violation {
 
 /** The rule of the layer `file` is in that `to` breaks, if any. */
 function ruleBroken(file: string, to: string, typeOnly: boolean, inRepo: boolean): string | undefined {
-  if (file.startsWith('src/domain/') || file.startsWith('machines/')) {
+  if (file === 'src/ports.ts') {
+    if (!startsWithAny(to, ALLOWED_FOR_PORTS) && !(typeOnly && startsWithAny(to, ALLOWED_TYPES_FOR_PORTS)))
+      return "src/ports.ts imports only src/domain and the machines' types";
+  } else if (file.startsWith('src/domain/') || file.startsWith('machines/')) {
     if (startsWithAny(to, FORBIDDEN_FOR_PURE))
       return 'src/domain and machines never import planning, runtime, adapters, cluster, console, service, tools or an entry';
     if (file.startsWith('machines/') && !(to === 'xstate' || to.startsWith('machines/') || to.startsWith('src/domain/')))
@@ -206,6 +196,7 @@ const isKnown = (v: Violation): boolean => KNOWN_EXCEPTIONS.some((e) => e.from =
 
 /** The checked layers, each with its files. */
 const LAYERS = [
+  'src/ports.ts',
   'src/domain',
   'machines',
   'src/planning',
@@ -231,8 +222,10 @@ describe('import direction', () => {
   const files = [...byLayer.values()].flat();
 
   it('finds the source files it checks', () => {
-    for (const [name, list] of byLayer) console.log(`${name} (${list.length}): ${list.map((f) => f.slice(name.length + 1)).join(' ')}`);
+    for (const [name, list] of byLayer)
+      console.log(`${name} (${list.length}): ${list.map((f) => (f === name ? f : f.slice(name.length + 1))).join(' ')}`);
     expect(files).toContain('machines/supervisorMachine.ts');
+    expect(layer('src/ports.ts')).toEqual(['src/ports.ts']);
     expect(layer('src/domain').length).toBeGreaterThan(0);
     expect(layer('src/planning')).toEqual(
       expect.arrayContaining([
@@ -254,6 +247,7 @@ describe('import direction', () => {
 
   /** Each rule's title and the layers it checks. */
   const RULES: ReadonlyArray<readonly [string, readonly (typeof LAYERS)[number][]]> = [
+    ["src/ports.ts imports only src/domain and the machines' types", ['src/ports.ts']],
     ['no file in src/domain or machines imports a higher layer; machines import only xstate and src/domain', ['src/domain', 'machines']],
     ['src/planning imports only src/domain, itself, the tool names and types of the events and ports', ['src/planning']],
     ['src/tools never imports the runtime, the adapters, the cluster or the service', ['src/tools']],
@@ -313,6 +307,23 @@ describe('import direction', () => {
     expect(violationsOf('src/domain/example.ts', importSpecifiers("import { planCreate } from '../planning/mutations.ts';"))).toHaveLength(
       1,
     );
+  });
+
+  it("the check itself keeps the ports below the runtime, the inspector and the machines' values", () => {
+    const text = [
+      "import type { ScheduleConfig } from './runtime/config.ts';",
+      "import type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';",
+      "import { SESSION_GROUPS } from '../machines/events.ts';",
+      "import type { ActorRef } from 'xstate';",
+      "import type { ReplyValue } from '../machines/replies.ts';",
+      "import type { TaskRow } from './domain/tasks/types.ts';",
+      "import { shardOf } from './domain/tasks/sessionShard.ts';",
+    ].join('\n');
+    expect(
+      violationsOf('src/ports.ts', importsOf(text))
+        .map((v) => v.to)
+        .sort(),
+    ).toEqual(['machines/events.ts', 'src/inspector/inspectionEvent.ts', 'src/runtime/config.ts', 'xstate']);
   });
 
   it('the check itself catches each kind of import the planning layer must not make', () => {

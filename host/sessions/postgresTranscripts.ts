@@ -9,9 +9,15 @@
 // the replica that delivered it. An append of reminders a cluster Host took under a shard lease is
 // fenced like the schedule's commits: its transaction first locks and checks the lease rows
 // (`checkFence`), so a Host that lost the lease meanwhile, however long it stalled, writes nothing.
-import { guardedPool } from '../../src/adapters/postgres/driver.ts';
-import { quoteSchema } from '../../src/adapters/postgres/migrations.ts';
-import { checkFence, isConnectionFailure, migrate, type SqlClient, type SqlPool } from '../../src/entries/postgres.ts';
+import {
+  checkFence,
+  guardedPool,
+  isConnectionFailure,
+  migrate,
+  quoteSchema,
+  type SqlClient,
+  type SqlPool,
+} from '../../src/entries/postgres.ts';
 import type { FollowupLease } from '../../src/index.ts';
 import type { TranscriptLine } from './transcript.ts';
 

@@ -37,6 +37,13 @@ export async function createConsoleMetrics(counts?: CountsSource): Promise<Conso
   return prometheusMetrics(counts);
 }
 
+export {
+  type AllowedHost,
+  isWildcardAddress,
+  LOOPBACK_NAMES,
+  parseAllowedHost,
+  parseAllowedHosts,
+} from './allowedHosts.ts';
 export { clientAddressOf, isLoopbackAddress, loopbackOnly } from './authorize.ts';
 export { type ConsoleLimits, consoleLimits, DEFAULT_CONSOLE_LIMITS } from './limits.ts';
 export type { ConsoleMetrics, CountsSource } from './metrics.ts';
@@ -55,4 +62,4 @@ export type {
   StreamStats,
   TranscriptAppend,
 } from './options.ts';
-export { isConsoleSessionId } from './sessionId.ts';
+export { isConsoleSessionId, SESSION_ID_RULE } from './sessionId.ts';

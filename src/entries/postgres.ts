@@ -18,9 +18,9 @@ export {
 } from '../adapters/postgres/callRouter.ts';
 export { ChangeFeed, type ChangeFeedOptions, changeFeed, type FeedChange } from '../adapters/postgres/changeFeed.ts';
 export { ClusterHosts, type ClusterHostsOptions, type ClusterView } from '../adapters/postgres/clusterHosts.ts';
-export { isConnectionFailure, type SqlClient, type SqlPool, type SqlResult } from '../adapters/postgres/driver.ts';
+export { guardedPool, isConnectionFailure, type SqlClient, type SqlPool, type SqlResult } from '../adapters/postgres/driver.ts';
 export { checkFence, type LeaseFence, LeaseLostError } from '../adapters/postgres/fence.ts';
-export { MIGRATIONS, type Migration, type MigrationResult, migrate, SCHEMA_VERSION } from '../adapters/postgres/migrations.ts';
+export { MIGRATIONS, type Migration, type MigrationResult, migrate, quoteSchema, SCHEMA_VERSION } from '../adapters/postgres/migrations.ts';
 export { createPgPool, migrateDatabase, type PgPoolOptions } from '../adapters/postgres/pgPool.ts';
 export {
   DEFAULT_APPLICATION_NAME,

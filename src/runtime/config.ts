@@ -1,28 +1,18 @@
 // The service's configuration (docs/api.md, docs/delivery.md) with its defaults, validated once at creation: a bad
-// value makes `createScheduleService` reject with `invalid_rule` naming the setting.
+// value makes `createScheduleService` reject with `invalid_rule` naming the setting. The type of
+// `config` (`ScheduleConfig`) is a plain type of the domain, which the ports name too.
 import { describeValue } from '../domain/args/argShape.ts';
 import { ScheduleError } from '../domain/errors.ts';
 import { DEFAULT_RETENTION, type RetentionLimits } from '../domain/tasks/retention.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../domain/tasks/retry.ts';
 
+export type { ScheduleConfig } from '../domain/serviceOptions.ts';
 export type { RetryPolicy } from '../domain/tasks/retry.ts';
 
 /** The largest delay a platform timer accepts: 2^31 − 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** What `createScheduleService` accepts as `config`. */
-export interface ScheduleConfig {
-  readonly deliveryHistoryDays?: number;
-  readonly deliveryHistoryRecords?: number;
-  readonly retry?: RetryPolicy | false;
-  readonly maxWaitMs?: number;
-  readonly maxConcurrentRestores?: number;
-  /** Tasks due further ahead than this are kept as rows without a live actor; `null` keeps every task live. */
-  readonly passivationHorizonMs?: number | null;
-  /** The least time between two info lines summing up deliveries (each delivery is logged at debug). */
-  readonly deliverySummaryIntervalMs?: number;
-}
-
+/** `ScheduleConfig` validated, with every default filled in. */
 export interface ResolvedConfig {
   readonly retention: RetentionLimits;
   readonly retry: RetryPolicy | false;

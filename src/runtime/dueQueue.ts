@@ -1,10 +1,10 @@
 // A priority queue of task ids keyed by the instant they are next due (their target, or a retry
 // time after a failed delivery). A binary min-heap with lazy deletion: re-keying or removing an id
 // only updates the index, and stale heap entries are dropped when they reach the top. Finding the
-// next wake is O(1); taking the due ids is O(k log n). The heap is two parallel arrays — the keys
-// (unboxed doubles) and the ids — so an entry costs no object of its own, and the index keeps the
-// keys of `sch_<n>` ids in an array by n: a domain of a million tasks is indexed without a hash
-// table of a million entries.
+// next wake is O(1); taking the due ids is O(k log n), all at once or one at a time. The heap is
+// two parallel arrays — the keys (unboxed doubles) and the ids — so an entry costs no object of
+// its own, and the index keeps the keys of `sch_<n>` ids in an array by n: a domain of a million
+// tasks is indexed without a hash table of a million entries.
 import { taskNumber } from '../domain/codec/index.ts';
 import { MinHeap } from './minHeap.ts';
 
@@ -116,6 +116,11 @@ export class DueQueue {
     return this.dueOf.has(id);
   }
 
+  /** The instant `id` is queued at, or undefined when it is not queued. */
+  dueAt(id: string): number | undefined {
+    return this.dueOf.get(id);
+  }
+
   /** The queued ids, in no particular order. */
   ids(): IterableIterator<string> {
     return this.dueOf.keys();
@@ -129,6 +134,16 @@ export class DueQueue {
   peek(): number | undefined {
     this.dropStale();
     return this.heap.peek();
+  }
+
+  /** Removes and returns the earliest id due at or before `now`, or undefined when none is. */
+  takeNext(now: number): string | undefined {
+    this.dropStale();
+    const due = this.heap.peek();
+    if (due === undefined || due > now) return undefined;
+    const id = this.heap.pop();
+    this.dueOf.delete(id);
+    return id;
   }
 
   /** Removes and returns every id due at or before `now`, earliest first. */

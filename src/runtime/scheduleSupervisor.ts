@@ -91,6 +91,8 @@ export class ScheduleRuntime implements SupervisorRuntime {
       // A pending receipt's write is retried like a flushed attempt's commit.
       onCommitDue: (flushed) => this.sink?.({ type: 'delivery.flushed', flushed }),
       rowOf: (id) => table.get(id),
+      activeCountOf: (sessionId) => table.activeCount(sessionId),
+      activeRowsOf: (sessionId) => table.activeRows(sessionId),
       onActivate: (rows) => this.sink?.({ type: 'tasks.activate', rows }),
       onFailing: (id) => table.noteFailing(id),
       onAttemptFailed: (stage, reminders) => ports.metrics.attemptFailed(stage, reminders),

@@ -15,12 +15,23 @@
 // a restored task is tried again at once when it is due.
 //
 // A wake hands its due tasks to their Sessions in turns: the Sessions in the order their earliest
-// task was taken (earliest due first), each with all of its due tasks (one attempt, one batch
-// message), at most `HAND_OUT_TASKS` tasks a turn but at least one Session. The first turn runs in
-// the wake; the event loop turns between the others, so the first Sessions' attempts resolve,
-// append and flush while the rest of a burst waits for its turn. A later wake's Sessions queue
-// behind those still waiting, with their own `now`. While any wait the service is not idle;
-// draining hands out the rest at once, and stopping drops them (their rows stay due).
+// task is taken (earliest due first), each with all of its due tasks (one attempt, one batch
+// message), at most `HAND_OUT_TASKS` tasks a turn but at least one Session. The wake only marks
+// what is keyed by its `now` as to be taken; each turn takes from the queue as it goes — the
+// earliest due task, then the other tasks of its Session keyed by `now` (found among the
+// Session's active rows, so a Session's tasks due at several instants still go together) and its
+// parked ones — until the turn is full, so a burst's first Sessions go out before the rest of it
+// is even read. The first turn runs in the wake; the event loop turns between the others, so the
+// first Sessions' attempts resolve, append and flush while the rest of a burst waits in the queue.
+// A turn rereads the clock and takes only what is keyed by the earlier of it and the wake's
+// `now`: after a step back nothing goes out early. A Session whose active rows would take the
+// turn past `SCAN_ROWS` rows read makes it take the rest of the wake at once, each due task's own
+// row read (the cost of taking stays bounded by the due tasks, however many tasks a Session
+// has). Parked tasks a wake takes go with their Session's due tasks, the others once the queue
+// has no more due. While taking, the timer is armed only for activations: the turn that takes
+// the last due task rearms it; a later wake (a kick, an activation) rereads the clock for the
+// tasks still to take, which follow the Sessions already waiting. While any wait the service is
+// not idle; draining hands out the rest at once, and stopping drops them (their rows stay due).
 //
 // A task whose Session flushed its reminder but whose row write failed holds a pending receipt
 // (pendingCommits.ts): its queue key is then the retry its actor reported, and when it comes the
@@ -51,6 +62,13 @@ import { PendingCommits } from './pendingCommits.ts';
 /** The most due tasks one turn hands to their Sessions (a Session's due tasks are never split). */
 export const HAND_OUT_TASKS = 256;
 
+/**
+ * The most active rows one turn reads to find the other due tasks of the Sessions it takes: a
+ * Session with more makes the turn take the rest of the wake at once, by reading the due tasks'
+ * own rows.
+ */
+export const SCAN_ROWS = 8 * HAND_OUT_TASKS;
+
 /** Due tasks of one Session waiting for their turn, with the wall clock of the wake that took them. */
 interface WaitingDue {
   readonly now: number;
@@ -70,6 +88,10 @@ export interface SchedulerOptions {
   readonly onCommitDue: (flushed: readonly FlushedAttempt[]) => void;
   /** The committed row of a task (undefined once it is gone). */
   readonly rowOf: (id: string) => TaskRow | undefined;
+  /** How many active tasks a Session has. */
+  readonly activeCountOf: (sessionId: string) => number;
+  /** The active rows of a Session: a wake taken turn by turn finds a Session's other due tasks among them. */
+  readonly activeRowsOf: (sessionId: string) => readonly TaskRow[];
   /** Receives the rows of passivated tasks whose activation time has come, to spawn their actors. */
   readonly onActivate: (rows: readonly TaskRow[]) => void;
   /** Hears of each task whose actor took a failure (the counts per state keep it as failing). */
@@ -104,6 +126,17 @@ export class Scheduler {
   /** Due Sessions taken by a wake and not handed out yet, in order; those before `nextWaiting` are handed out. */
   private waiting: WaitingDue[] = [];
   private nextWaiting = 0;
+  /**
+   * The wall clock of the latest wake while due tasks keyed by then are still being taken from
+   * the queue, a Session at a time, turn by turn (null when none are).
+   */
+  private taking: number | null = null;
+  /**
+   * Parked tasks a wake took and no turn has handed out yet: each goes with its Session's due
+   * tasks, or, once the queue has no more, with the other parked ones of its Session. None of
+   * them is in the queue or in `parked`.
+   */
+  private readonly parkedTaken = new Set<string>();
   /** The event loop's turn that hands out the next Sessions (while some wait). */
   private turn: ReturnType<typeof setImmediate> | null = null;
 
@@ -123,6 +156,7 @@ export class Scheduler {
     }
     if (this.pendingCommits.has(id)) return;
     this.parked.delete(id);
+    this.parkedTaken.delete(id);
     if (due === undefined) this.queue.delete(id);
     else this.queue.set(id, due);
   }
@@ -202,6 +236,7 @@ export class Scheduler {
   untrack(id: string): void {
     this.pendingCommits.delete(id);
     this.parked.delete(id);
+    this.parkedTaken.delete(id);
     this.wakes.delete(id);
     this.queue.delete(id);
     this.live.delete(id);
@@ -220,6 +255,7 @@ export class Scheduler {
       return;
     }
     this.wakes.set(id, wake);
+    this.parkedTaken.delete(id);
     if (wake.waits === 'parked') {
       this.queue.delete(id);
       this.parked.add(id);
@@ -323,9 +359,9 @@ export class Scheduler {
     return this.kickPending || this.recoverPending;
   }
 
-  /** True while due Sessions a wake took wait for their turn to be handed out. */
+  /** True while due Sessions of a wake wait for their turn to be taken or handed out. */
   get handingOut(): boolean {
-    return this.nextWaiting < this.waiting.length;
+    return this.taking !== null || this.nextWaiting < this.waiting.length;
   }
 
   /** Hands every due Session still waiting for its turn out at once (the service is closing). */
@@ -333,10 +369,14 @@ export class Scheduler {
     while (this.handingOut) this.handOutTurn(Number.POSITIVE_INFINITY);
   }
 
-  /** Arms the timer for the earliest due task (or cancels it when nothing is queued). */
+  /**
+   * Arms the timer for the earliest due task (or cancels it when nothing is queued). While a
+   * wake's due tasks are being taken turn by turn, only the activation queue arms it: the due
+   * queue's earliest keys are those being taken, and the turn that takes the last of them rearms.
+   */
   rearm(): void {
     if (this.stopped) return;
-    const due = this.queue.peek();
+    const due = this.taking === null ? this.queue.peek() : undefined;
     const activation = this.activations.peek();
     const earliest = due === undefined ? activation : activation === undefined ? due : Math.min(due, activation);
     if (earliest === undefined) {
@@ -357,6 +397,8 @@ export class Scheduler {
     this.cancel();
     this.waiting = [];
     this.nextWaiting = 0;
+    this.taking = null;
+    this.parkedTaken.clear();
     if (this.turn !== null) clearImmediate(this.turn);
     this.turn = null;
   }
@@ -374,22 +416,125 @@ export class Scheduler {
   }
 
   /**
-   * Hands the tasks keyed by now — and, on any wake that takes some or is kicked, the parked ones
+   * Hands the tasks keyed by now — and, on any wake that finds some or is kicked, the parked ones
    * — to their Sessions, whose task actors decide whether each is due: a parked or overdue one
    * that is not (the clock stepped back) reports its wake again, so no active task leaves the
-   * queue for good without being delivered.
+   * queue for good without being delivered. The wake only marks them to be taken: the first turn
+   * (in the wake, unless turns are already under way) and the turns after it take them from the
+   * queue a Session at a time.
    */
   private wake(kicked: boolean): void {
     const now = this.options.clock.now();
     this.activate(this.activations.takeDue(now));
-    const taken = this.queue.takeDue(now);
-    if ((taken.length > 0 || kicked) && this.parked.size > 0) {
-      taken.push(...this.parked);
+    const due = (this.queue.peek() ?? Number.POSITIVE_INFINITY) <= now;
+    if ((due || kicked) && this.parked.size > 0) {
+      for (const id of this.parked) this.parkedTaken.add(id);
       this.parked.clear();
     }
-    // Due tasks by Session, in the order taken; each row is read once for its Session.
-    const bySession = new Map<string, string[]>();
+    const idle = !this.handingOut;
+    if (this.taking !== null || due || this.parkedTaken.size > 0) this.taking = now;
+    if (idle && this.taking !== null) this.handOutTurn(HAND_OUT_TASKS);
+    this.rearm();
+  }
+
+  /**
+   * Hands the next due Sessions out — those waiting first, then Sessions taken from the queue
+   * until the turn is full: at most `limit` tasks, at least one Session; those of one wake in one
+   * `onDue` — and, when more wait, asks the event loop for the next turn first.
+   */
+  private handOutTurn(limit: number): void {
+    // The clock is read again: one that stepped back since the wake takes only what is keyed by now.
+    if (this.taking !== null) this.taking = Math.min(this.taking, this.options.clock.now());
+    const now = this.taking;
+    const turns: Array<{ now: number; due: DueTasks[] }> = [];
     const commits: string[] = [];
+    let tasks = 0;
+    let scanned = 0;
+    for (;;) {
+      const next = this.waiting[this.nextWaiting];
+      if (next === undefined) {
+        if (this.taking === null || tasks >= limit) break;
+        scanned += this.takeSession(this.taking, SCAN_ROWS - scanned, commits);
+        continue;
+      }
+      if (tasks > 0 && tasks + next.due.ids.length > limit) break;
+      this.nextWaiting++;
+      const last = turns[turns.length - 1];
+      if (last !== undefined && last.now === next.now) last.due.push(next.due);
+      else turns.push({ now: next.now, due: [next.due] });
+      tasks += next.due.ids.length;
+    }
+    const waiting = this.waiting;
+    if (this.nextWaiting === waiting.length) {
+      this.waiting = [];
+      this.nextWaiting = 0;
+    } else if (this.nextWaiting > waiting.length / 2) {
+      // The handed-out Sessions are let go once they are most of the list, so wakes that keep
+      // coming while some still wait do not grow it.
+      this.waiting = waiting.slice(this.nextWaiting);
+      this.nextWaiting = 0;
+    }
+    if (this.handingOut) this.turn ??= setImmediate(this.onTurn);
+    if (commits.length > 0) this.handOutCommits(commits, now as number);
+    for (const turn of turns) this.options.onDue(turn.now, turn.due);
+    // The due queue's timer waited while its due tasks were being taken.
+    if (now !== null && this.taking === null) this.rearm();
+  }
+
+  /**
+   * Takes the earliest task keyed by `now` from the queue, with every other due task of its
+   * Session — those of its active rows keyed by `now`, and its parked ones taken — as one waiting
+   * Session; a task whose receipt waits for its write goes to `commits` instead. When the queue
+   * holds no task keyed by `now`, or the Session has more active rows than `budget`, the rest of
+   * the wake is taken at once (`takeRest`). Answers how many rows were read for the Session.
+   */
+  private takeSession(now: number, budget: number, commits: string[]): number {
+    const { queue, pendingCommits, parkedTaken, options } = this;
+    for (;;) {
+      const id = queue.takeNext(now);
+      if (id === undefined) {
+        this.takeRest(now, [], commits);
+        return 0;
+      }
+      if (pendingCommits.has(id)) {
+        commits.push(id);
+        continue;
+      }
+      const row = options.rowOf(id);
+      if (row === undefined || row.status !== 'active') continue;
+      const sessionId = row.sessionId;
+      const count = options.activeCountOf(sessionId);
+      if (count > budget) {
+        this.takeRest(now, [id], commits);
+        return 0;
+      }
+      const ids = [id];
+      for (const other of options.activeRowsOf(sessionId)) {
+        const otherId = other.record.id;
+        if (otherId === id) continue;
+        const at = queue.dueAt(otherId);
+        if (at !== undefined && at <= now) queue.delete(otherId);
+        else if (!parkedTaken.delete(otherId)) continue;
+        if (pendingCommits.has(otherId)) commits.push(otherId);
+        else ids.push(otherId);
+      }
+      this.waiting.push({ now, due: { sessionId, ids } });
+      return count;
+    }
+  }
+
+  /**
+   * Takes every task still keyed by `now` (after `first`, already taken) and every parked one
+   * taken, and queues them by Session in the order taken, each row read once for its Session:
+   * the wake's taking ends.
+   */
+  private takeRest(now: number, first: string[], commits: string[]): void {
+    const taken = first;
+    for (const id of this.queue.takeDue(now)) taken.push(id);
+    for (const id of this.parkedTaken) taken.push(id);
+    this.parkedTaken.clear();
+    this.taking = null;
+    const bySession = new Map<string, string[]>();
     for (const id of taken) {
       if (this.pendingCommits.has(id)) {
         commits.push(id);
@@ -401,44 +546,7 @@ export class Scheduler {
       if (ids === undefined) bySession.set(row.sessionId, [id]);
       else ids.push(id);
     }
-    if (commits.length > 0) this.handOutCommits(commits, now);
-    if (bySession.size > 0) {
-      const idle = !this.handingOut;
-      for (const [sessionId, ids] of bySession) this.waiting.push({ now, due: { sessionId, ids } });
-      if (idle) this.handOutTurn(HAND_OUT_TASKS);
-    }
-    this.rearm();
-  }
-
-  /**
-   * Hands the next waiting Sessions out — at most `limit` tasks, at least one Session; those of
-   * one wake in one `onDue` — and, when more wait, asks the event loop for the next turn first.
-   */
-  private handOutTurn(limit: number): void {
-    const waiting = this.waiting;
-    const turns: Array<{ now: number; due: DueTasks[] }> = [];
-    let tasks = 0;
-    for (let next = waiting[this.nextWaiting]; next !== undefined; next = waiting[this.nextWaiting]) {
-      if (tasks > 0 && tasks + next.due.ids.length > limit) break;
-      this.nextWaiting++;
-      const last = turns[turns.length - 1];
-      if (last !== undefined && last.now === next.now) last.due.push(next.due);
-      else turns.push({ now: next.now, due: [next.due] });
-      tasks += next.due.ids.length;
-    }
-    if (this.nextWaiting === waiting.length) {
-      this.waiting = [];
-      this.nextWaiting = 0;
-    } else {
-      // The handed-out Sessions are let go once they are most of the list, so wakes that keep
-      // coming while some still wait do not grow it.
-      if (this.nextWaiting > waiting.length / 2) {
-        this.waiting = waiting.slice(this.nextWaiting);
-        this.nextWaiting = 0;
-      }
-      this.turn ??= setImmediate(this.onTurn);
-    }
-    for (const { now, due } of turns) this.options.onDue(now, due);
+    for (const [sessionId, ids] of bySession) this.waiting.push({ now, due: { sessionId, ids } });
   }
 
   private readonly onTurn = (): void => {

@@ -6,7 +6,8 @@
 // folder (`--data`), plus one server in front of a Host started in-process, whose test clock makes
 // the reminder due and delivers it. A create repeated with one `_meta.callId` makes one task, on
 // a folder and through a Host. Bad flags exit 2; a folder another server holds exits 1 with
-// storage_locked.
+// storage_locked. Each server is spawned once per describe and shared by its tests where they
+// need no fresh folder or Session, since tsx takes a second or more to start one.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -54,6 +55,10 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
     value: result.isError === true ? undefined : (JSON.parse(text) as Record<string, unknown>),
   };
 }
+
+/** Runs `agent-schedule mcp …args` to its exit, with stdin closed at once. */
+const spawnMcp = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp', ...args], { cwd: root, encoding: 'utf8', input: '' });
 
 const dirs: string[] = [];
 async function tempData(): Promise<string> {
@@ -139,6 +144,27 @@ describe('agent-schedule mcp --data (embedded service)', () => {
     );
   });
 
+  it('a create repeated with the same _meta.callId answers the first answer and makes one task', async () => {
+    const keyed = async (callId: string, args: Record<string, unknown>) => {
+      const result = (await server.client.callTool({ name: 'schedule_create', arguments: args, _meta: { callId } })) as CallToolResult;
+      return result.content[0]?.type === 'text' ? result.content[0].text : '';
+    };
+    const count = async () => ((await call(server.client, 'schedule_list', {})).value as unknown as unknown[]).length;
+    const before = await count();
+    const args = { ...base, title: 'Keyed', after_seconds: 600 };
+    const first = await keyed('call-1', args);
+    expect(await keyed('call-1', args)).toBe(first);
+    expect(await count()).toBe(before + 1);
+    expect(await keyed('call-1', { ...args, title: 'Other' })).toMatch(/^idempotency_conflict: /);
+  });
+
+  it('a second server on the folder this one holds exits 1 with storage_locked naming the holder', () => {
+    const r = spawnMcp('--session', 'conv-1', '--data', dataDir);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^storage_locked: The schedule domain is in use by process \d+: lock file .*schedule\.json\.lock\./);
+    expect(r.stdout).toBe('');
+  });
+
   it('another Session, on the same folder later, cannot see or change these tasks (schedule_not_found)', async () => {
     await server.close();
     const other = await connect('--session', 'conv-2', '--data', dataDir);
@@ -160,62 +186,36 @@ describe('agent-schedule mcp --data (embedded service)', () => {
   });
 });
 
-describe('agent-schedule mcp --data, calls keyed by _meta.callId', () => {
-  it('a create repeated with the same _meta.callId answers the first answer and makes one task', async () => {
-    const server = await connect('--session', 'conv-1', '--data', await tempData());
-    try {
-      const keyed = async (callId: string, args: Record<string, unknown>) => {
-        const result = (await server.client.callTool({ name: 'schedule_create', arguments: args, _meta: { callId } })) as CallToolResult;
-        return result.content[0]?.type === 'text' ? result.content[0].text : '';
-      };
-      const args = { ...base, after_seconds: 600 };
-      const first = await keyed('call-1', args);
-      expect(await keyed('call-1', args)).toBe(first);
-      expect((await call(server.client, 'schedule_list', {})).value).toHaveLength(1);
-      expect(await keyed('call-1', { ...args, title: 'Other' })).toMatch(/^idempotency_conflict: /);
-    } finally {
-      await server.close();
-    }
-  });
-});
-
 describe('agent-schedule mcp --url (a running Host)', () => {
   let t: TestHost;
+  let server: Connected;
   beforeAll(async () => {
     t = await startTestHost();
+    server = await connect('--session', 'demo', '--url', t.url);
   });
   afterAll(async () => {
-    await t.close();
+    await server?.close();
+    await t?.close();
   });
 
   it('creates through the Host, which delivers the reminder into the Session when due', async () => {
-    const server = await connect('--session', 'demo', '--url', t.url);
-    try {
-      expect(server.client.getInstructions()).toContain('delivers each reminder into that Session');
-      const created = await call(server.client, 'schedule_create', { prompt: 'Check the build', title: 'Build', after_seconds: 60 });
-      expect(created.value).toMatchObject({ id: 'sch_1', kind: 'after', scheduledAt: '2030-01-07T08:01:00.000Z' });
-      const refused = await call(server.client, 'schedule_create', { ...base, daily: { time: '09:00:00', time_zone: 'EST' } });
-      expect(refused.text).toMatch(/^invalid_time_zone: /);
-      await t.advance(60_000);
-      const transcript = await t.get<unknown>('/api/sessions/demo/transcript');
-      expect(JSON.stringify(transcript.body)).toContain('reminder_prompt_json: \\"Check the build\\"');
-      expect((await call(server.client, 'schedule_list', {})).value).toEqual([]);
-    } finally {
-      await server.close();
-    }
+    expect(server.client.getInstructions()).toContain('delivers each reminder into that Session');
+    const created = await call(server.client, 'schedule_create', { prompt: 'Check the build', title: 'Build', after_seconds: 60 });
+    expect(created.value).toMatchObject({ id: 'sch_1', kind: 'after', scheduledAt: '2030-01-07T08:01:00.000Z' });
+    const refused = await call(server.client, 'schedule_create', { ...base, daily: { time: '09:00:00', time_zone: 'EST' } });
+    expect(refused.text).toMatch(/^invalid_time_zone: /);
+    await t.advance(60_000);
+    const transcript = await t.get<unknown>('/api/sessions/demo/transcript');
+    expect(JSON.stringify(transcript.body)).toContain('reminder_prompt_json: \\"Check the build\\"');
+    expect((await call(server.client, 'schedule_list', {})).value).toEqual([]);
   });
 
   it('a create repeated with the same _meta.callId reaches the Host as one Idempotency-Key: one task', async () => {
-    const server = await connect('--session', 'keyed', '--url', t.url);
-    try {
-      const create = { name: 'schedule_create', arguments: { ...base, after_seconds: 600 }, _meta: { callId: 'call-1' } };
-      const first = (await server.client.callTool(create)) as CallToolResult;
-      expect(first.isError).toBeFalsy();
-      expect(await server.client.callTool(create)).toEqual(first);
-      expect((await call(server.client, 'schedule_list', {})).value).toHaveLength(1);
-    } finally {
-      await server.close();
-    }
+    const create = { name: 'schedule_create', arguments: { ...base, after_seconds: 600 }, _meta: { callId: 'call-1' } };
+    const first = (await server.client.callTool(create)) as CallToolResult;
+    expect(first.isError).toBeFalsy();
+    expect(await server.client.callTool(create)).toEqual(first);
+    expect((await call(server.client, 'schedule_list', {})).value).toHaveLength(1);
   });
 
   it('a Host that does not answer is a tool error, host_unreachable', async () => {
@@ -231,8 +231,6 @@ describe('agent-schedule mcp --url (a running Host)', () => {
 });
 
 describe('agent-schedule mcp usage', () => {
-  const spawnMcp = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp', ...args], { cwd: root, encoding: 'utf8', input: '' });
   async function inProcess(...args: string[]) {
     const out: string[] = [];
     const err: string[] = [];
@@ -271,19 +269,5 @@ describe('agent-schedule mcp usage', () => {
     expect(r.out).toMatch(/NOTHING IS DELIVERED/);
     expect(r.out).toMatch(/delivery back\s+into a conversation always needs the Host's SessionController/);
     expect((await inProcess('--session', 's', '-h')).out).toContain('Usage: agent-schedule mcp');
-  });
-
-  it('a data folder another mcp server holds exits 1 with storage_locked naming the holder', async () => {
-    const dataDir = await tempData();
-    const holder = await connect('--session', 's', '--data', dataDir);
-    try {
-      await call(holder.client, 'schedule_list', {});
-      const r = spawnMcp('--session', 's', '--data', dataDir);
-      expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/^storage_locked: The schedule domain is in use by process \d+: lock file .*schedule\.json\.lock\./);
-      expect(r.stdout).toBe('');
-    } finally {
-      await holder.close();
-    }
   });
 });

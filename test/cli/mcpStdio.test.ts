@@ -1,8 +1,10 @@
 // `agent-schedule mcp --data` spoken to line by line, as raw JSON-RPC on its stdin, for what an SDK
 // client never sends: a line longer than the 10 MiB limit (refused with -32600, and the server
 // keeps serving), a line that is not JSON (-32700), JSON that is not a JSON-RPC message (-32600),
-// and a blank line (ignored). The process is the real CLI (bin/agent-schedule.js); each test ends
-// by closing stdin and expecting exit 0 with the data folder's lock released.
+// and a blank line (ignored). The process is the real CLI (bin/agent-schedule.js), one server for
+// all the lines, each answered in turn, so each refusal is followed by a request the same server
+// still serves; the last test closes its stdin and expects exit 0 with the data folder's lock
+// released.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -105,8 +107,16 @@ async function expectCleanEnd(server: RawServer): Promise<void> {
 }
 
 describe('agent-schedule mcp on raw stdin', () => {
+  let server: RawServer;
+  beforeAll(async () => {
+    server = await initialized();
+  });
+  afterAll(async () => {
+    // Ends the server when a test failed before the last one ended it.
+    await server?.end();
+  });
+
   it('refuses a line over 10 MiB with -32600 naming the limit, then answers the next request', async () => {
-    const server = await initialized();
     server.write(request(2, 'tools/call', { name: 'schedule_list', arguments: {} }));
     expect((await server.next()).id).toBe(2);
     // A real tool call whose padding puts it one byte past the limit.
@@ -119,36 +129,33 @@ describe('agent-schedule mcp on raw stdin', () => {
     expect(refused.error?.code).toBe(-32600);
     expect(refused.error?.message).toMatch(/10 MiB/);
     expect(await server.next()).toMatchObject({ id: 4, result: { content: [{ type: 'text', text: '[]' }] } });
-    await expectCleanEnd(server);
   });
 
   it('a line of exactly 10 MiB is read', async () => {
-    const server = await initialized();
-    const head = request(2, 'tools/call', { name: 'schedule_list', arguments: { pad: '' } });
+    const head = request(5, 'tools/call', { name: 'schedule_list', arguments: { pad: '' } });
     server.write(head.replace('"pad":""', `"pad":"${'x'.repeat(LIMIT - head.length)}"`));
     // The padding is an unknown argument: the tool itself refuses it, so the line was read whole.
-    expect(await server.next()).toMatchObject({ id: 2, result: { isError: true } });
-    await expectCleanEnd(server);
+    expect(await server.next()).toMatchObject({ id: 5, result: { isError: true } });
   });
 
   it('a line that is not JSON is a parse error (-32700), and serving goes on', async () => {
-    const server = await initialized();
-    server.write('{"jsonrpc":"2.0","id":2,');
+    server.write('{"jsonrpc":"2.0","id":6,');
     const refused = await server.next();
     expect(refused.id).toBeUndefined();
     expect(refused.error?.code).toBe(-32700);
-    server.write(request(3, 'tools/list'));
-    expect(await server.next()).toMatchObject({ id: 3, result: { tools: expect.any(Array) } });
-    await expectCleanEnd(server);
+    server.write(request(7, 'tools/list'));
+    expect(await server.next()).toMatchObject({ id: 7, result: { tools: expect.any(Array) } });
   });
 
   it('JSON that is not a JSON-RPC message is an invalid request (-32600) carrying its id; a blank line is ignored', async () => {
-    const server = await initialized();
     server.write('');
-    server.write(JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'tools/list' }));
-    expect(await server.next()).toMatchObject({ id: 7, error: { code: -32600 } });
-    server.write(request(8, 'tools/list'));
-    expect(await server.next()).toMatchObject({ id: 8, result: { tools: expect.any(Array) } });
+    server.write(JSON.stringify({ jsonrpc: '1.0', id: 8, method: 'tools/list' }));
+    expect(await server.next()).toMatchObject({ id: 8, error: { code: -32600 } });
+    server.write(request(9, 'tools/list'));
+    expect(await server.next()).toMatchObject({ id: 9, result: { tools: expect.any(Array) } });
+  });
+
+  it('closing stdin after all of these ends the server with exit 0 and its lock released', async () => {
     await expectCleanEnd(server);
   });
 });

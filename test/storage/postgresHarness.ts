@@ -2,6 +2,11 @@
 // connection, checked out by one caller at a time, as a real session), random schema names
 // dropped after each test, a conformance harness whose stores seed rows as given (bypassing the
 // codec, so bad rows reach the table) and read the document back through a fresh storage.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { NotificationListener } from '../../src/adapters/postgres/callRouter.ts';
@@ -149,8 +154,36 @@ export function postgresHarness(options: (schema: string) => PostgresStorageOpti
   };
 }
 
-/** A fresh in-process PGlite database. */
-export const newPglite = async (): Promise<PGlite> => PGlite.create();
+const pgliteVersion = (
+  JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
+/** The data directory of a just-initialized database, kept across test files and runs (per PGlite version and user). */
+const INITIALIZED_DIR = join(tmpdir(), `agent-schedule-test-pglite-${pgliteVersion}-${process.getuid?.() ?? 'user'}.tar`);
+
+/**
+ * A fresh in-process PGlite database. Creating one runs initdb, which takes seconds; every file
+ * after the first starts from a copy of the data directory initdb left, which holds the same
+ * empty database. A copy that cannot be read or loaded is made again.
+ */
+export async function newPglite(): Promise<PGlite> {
+  const saved = await readFile(INITIALIZED_DIR).catch(() => undefined);
+  if (saved !== undefined) {
+    try {
+      return await PGlite.create({ loadDataDir: new Blob([saved]) });
+    } catch {
+      // a torn or foreign copy: initialize afresh below and replace it
+    }
+  }
+  const db = await PGlite.create();
+  const dump = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
+  // Written under a unique name and renamed, so a file running alongside never reads half a copy.
+  const partial = `${INITIALIZED_DIR}.${randomUUID()}`;
+  await writeFile(partial, dump);
+  await rename(partial, INITIALIZED_DIR).catch(() => rm(partial, { force: true }));
+  return db;
+}
 
 /** One PGlite database for a test file: opened before its tests, schemas dropped after each, closed at the end. */
 /** Listens through PGlite's `listen`, which delivers the notifications of its one session. */
