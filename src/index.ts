@@ -57,6 +57,8 @@ export type {
   ToolResults,
 } from './domain/reads/replies.ts';
 export type { CountsRequest, ScheduleCounts, StateCounts } from './domain/reads/stateCounts.ts';
+// The service's configuration and the inspection events its `inspect` option takes
+export type { ScheduleConfig, ScheduleInspectionEvent } from './domain/serviceOptions.ts';
 // The remote namespace's requests and archive admission's answer
 export type { BulkAction, BulkResult, BulkSkip } from './domain/tasks/bulk.ts';
 export { ruleFromRecord } from './domain/tasks/records.ts';
@@ -104,7 +106,6 @@ export {
   type ScheduleInspector,
   type ScheduleInspectorOptions,
 } from './inspector/index.ts';
-export type { ScheduleInspectionEvent } from './inspector/inspectionEvent.ts';
 export type { InspectedStateValue } from './inspector/types.ts';
 // The legacy session-local log (docs/storage.md)
 export {
@@ -134,7 +135,7 @@ export type {
   SessionController,
   StoredDomain,
 } from './ports.ts';
-export type { RetryPolicy, ScheduleConfig } from './runtime/config.ts';
+export type { RetryPolicy } from './runtime/config.ts';
 export type { LegacyNote } from './runtime/legacyNote.ts';
 // The supervisor as actor logic, for a Host built on XState
 export type { ScheduleSupervisorInput } from './runtime/supervisorInput.ts';

@@ -192,6 +192,12 @@ function violationsOf(file: string, specs: readonly (string | ImportRef)[]): Vio
   return out;
 }
 
+/** The repository paths or packages among `specs` that break the rules of `file`'s layer, sorted. */
+const flaggedTargets = (file: string, specs: readonly (string | ImportRef)[]): string[] =>
+  violationsOf(file, specs)
+    .map((v) => v.to)
+    .sort();
+
 const isKnown = (v: Violation): boolean => KNOWN_EXCEPTIONS.some((e) => e.from === v.from && e.to === v.to);
 
 /** The checked layers, each with its files. */
@@ -295,11 +301,13 @@ describe('import direction', () => {
       "import { setup } from 'xstate';",
       "import type { TaskRow } from '../src/domain/tasks/types.ts';",
     ].join('\n');
-    expect(
-      violationsOf('machines/example.ts', importSpecifiers(text))
-        .map((v) => v.to)
-        .sort(),
-    ).toEqual(['src/adapters/jsonFileStorage.ts', 'src/ports.ts', 'src/runtime/slotRunner.ts', 'src/tools/handlers.ts', 'zod']);
+    expect(flaggedTargets('machines/example.ts', importSpecifiers(text))).toEqual([
+      'src/adapters/jsonFileStorage.ts',
+      'src/ports.ts',
+      'src/runtime/slotRunner.ts',
+      'src/tools/handlers.ts',
+      'zod',
+    ]);
     expect(
       violationsOf('src/domain/example.ts', importSpecifiers("import { shardOwners } from '../cluster/shardOwners.ts';")),
     ).toHaveLength(1);
@@ -319,11 +327,12 @@ describe('import direction', () => {
       "import type { TaskRow } from './domain/tasks/types.ts';",
       "import { shardOf } from './domain/tasks/sessionShard.ts';",
     ].join('\n');
-    expect(
-      violationsOf('src/ports.ts', importsOf(text))
-        .map((v) => v.to)
-        .sort(),
-    ).toEqual(['machines/events.ts', 'src/inspector/inspectionEvent.ts', 'src/runtime/config.ts', 'xstate']);
+    expect(flaggedTargets('src/ports.ts', importsOf(text))).toEqual([
+      'machines/events.ts',
+      'src/inspector/inspectionEvent.ts',
+      'src/runtime/config.ts',
+      'xstate',
+    ]);
   });
 
   it('the check itself catches each kind of import the planning layer must not make', () => {
@@ -343,11 +352,7 @@ describe('import direction', () => {
       "import { TOOL_NAMES } from '../tools/definitions.ts';",
       "import { answer } from './slotPlan.ts';",
     ].join('\n');
-    expect(
-      violationsOf('src/planning/example.ts', importsOf(text))
-        .map((v) => v.to)
-        .sort(),
-    ).toEqual([
+    expect(flaggedTargets('src/planning/example.ts', importsOf(text))).toEqual([
       'machines/events.ts',
       'machines/mailbox.ts',
       'src/adapters/memoryStorage.ts',
@@ -382,11 +387,11 @@ describe('import direction', () => {
       "import pg from 'pg';",
       "import { PGlite } from '@electric-sql/pglite';",
     ].join('\n');
-    expect(
-      violationsOf('src/adapters/postgres/example.ts', importsOf(adapter))
-        .map((v) => v.to)
-        .sort(),
-    ).toEqual(['machines/events.ts', 'src/cluster/clusterService.ts', 'src/runtime/config.ts']);
+    expect(flaggedTargets('src/adapters/postgres/example.ts', importsOf(adapter))).toEqual([
+      'machines/events.ts',
+      'src/cluster/clusterService.ts',
+      'src/runtime/config.ts',
+    ]);
   });
 
   it('the check itself keeps the cluster, the console and the Host in their places', () => {

@@ -6,7 +6,7 @@
 // shard's tree leaves it when the shard's service closes (the shard was released or lost).
 // The inspector reads the passivated tasks (active tasks kept only as rows) from one supervisor,
 // the one whose snapshot came last, so on a cluster replica that list covers one shard at a time.
-import type { ScheduleInspectionEvent } from '../inspector/inspectionEvent.ts';
+import type { ScheduleInspectionEvent } from '../domain/serviceOptions.ts';
 
 type Bag = Record<string | symbol, unknown>;
 

@@ -10,6 +10,7 @@
 // descendants are dropped here; `reset()` clears everything and `detach()` stops recording.
 import superjson, { type SuperJSONResult } from 'superjson';
 import type { InspectionEvent, StateValue } from 'xstate';
+import type { ScheduleInspectionEvent } from '../domain/serviceOptions.ts';
 import {
   actorKey,
   contextSession,
@@ -23,7 +24,6 @@ import {
 } from './actorInfo.ts';
 import { type ActorRecord, ActorTree } from './actorTree.ts';
 import { EventRing } from './eventRing.ts';
-import type { ScheduleInspectionEvent } from './inspectionEvent.ts';
 import { resolveQuery, summarise } from './inspectorSummary.ts';
 import type {
   InspectedActor,

@@ -3,7 +3,7 @@
 // the view that `snapshot()` serialises, and the updates a subscriber receives. Plain data only:
 // no actor references, no event payloads, so the view stays small and can cross a wire.
 // The shapes below are declared without XState's types, so that the package's main declarations
-// never load XState's (see inspectionEvent.ts).
+// never load XState's (see src/domain/serviceOptions.ts).
 
 /** An actor's state: a state name, or an object of nested regions (XState's `StateValue`). */
 export type InspectedStateValue = string | { readonly [region: string]: InspectedStateValue | undefined };

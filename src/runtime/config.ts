@@ -6,7 +6,6 @@ import { ScheduleError } from '../domain/errors.ts';
 import { DEFAULT_RETENTION, type RetentionLimits } from '../domain/tasks/retention.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../domain/tasks/retry.ts';
 
-export type { ScheduleConfig } from '../domain/serviceOptions.ts';
 export type { RetryPolicy } from '../domain/tasks/retry.ts';
 
 /** The largest delay a platform timer accepts: 2^31 − 1 ms. */

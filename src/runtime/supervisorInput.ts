@@ -1,8 +1,9 @@
 // The supervisor's input — the Host's ports and the configuration — and the check that a value
 // is one. Kept apart from the supervisor logic so that the service's declarations name the input
 // without loading XState's.
+
+import type { ScheduleConfig } from '../domain/serviceOptions.ts';
 import type { Clock, Logger, ScheduleMetrics, ScheduleStorage, SessionController } from '../ports.ts';
-import type { ScheduleConfig } from './config.ts';
 
 /** The supervisor's input: the Host's ports and the configuration. */
 export interface ScheduleSupervisorInput {

@@ -2,7 +2,7 @@
 // wake that finds a reminder due to the service going idle with its delivery recorded, and the
 // actors they reach. The bounds are what the delivery path takes today, so a hop added to it
 // fails here.
-import type { ScheduleInspectionEvent } from '../../src/inspector/inspectionEvent.ts';
+import type { ScheduleInspectionEvent } from '../../src/domain/serviceOptions.ts';
 import { closeAll, create, harness, MINUTE, tick } from '../support/harness.ts';
 
 afterEach(closeAll);

@@ -6,8 +6,8 @@
 import type { AnyEventObject } from 'xstate';
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import type { ScheduleCounts } from '../../src/domain/reads/stateCounts.ts';
+import type { ScheduleInspectionEvent } from '../../src/domain/serviceOptions.ts';
 import type { BulkResult } from '../../src/domain/tasks/bulk.ts';
-import type { ScheduleInspectionEvent } from '../../src/inspector/inspectionEvent.ts';
 import type { CommitBatch, ScheduleAgent, SessionController } from '../../src/ports.ts';
 import { createScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';

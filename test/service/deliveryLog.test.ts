@@ -2,8 +2,8 @@
 // interval of the injected clock — deliveries, failed attempts, lateness p50/p99 — written only
 // when a delivery or a failure is processed after the interval has passed, and flushed on close.
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
+import type { ScheduleConfig } from '../../src/domain/serviceOptions.ts';
 import type { Logger } from '../../src/ports.ts';
-import type { ScheduleConfig } from '../../src/runtime/config.ts';
 import { createScheduleService, type ScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock, type FakeSessions, type ManualClock } from '../../src/testing.ts';
 

@@ -5,9 +5,9 @@
 // and is logged once.
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
+import type { ScheduleConfig } from '../../src/domain/serviceOptions.ts';
 import type { FailureStage } from '../../src/domain/tasks/types.ts';
 import type { CommitBatch, ScheduleLevels, ScheduleMetrics, ScheduleStorage, StoredDomain } from '../../src/ports.ts';
-import type { ScheduleConfig } from '../../src/runtime/config.ts';
 import { closeAll, create, type Harness, harness, MINUTE, tick } from '../support/harness.ts';
 
 /** A port that keeps what it hears. */

@@ -2,9 +2,9 @@
 // kept only as its row, without a task actor, and its actor is spawned before it falls due. Reads
 // and changes answer the same as with every task live; deliveries are on time and happen once.
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
+import type { ScheduleConfig } from '../../src/domain/serviceOptions.ts';
 import { createScheduleInspector, parseInspectorSnapshot, type ScheduleInspector } from '../../src/inspector/index.ts';
 import type { ScheduleStorage } from '../../src/ports.ts';
-import type { ScheduleConfig } from '../../src/runtime/config.ts';
 import { createScheduleService, type ScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock, type FakeSessions, type ManualClock } from '../../src/testing.ts';
 

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryStorage } from '../../src/adapters/memoryStorage.ts';
+import type { ScheduleConfig } from '../../src/domain/serviceOptions.ts';
 import type { ScheduleMetrics, ScheduleStorage, SessionController } from '../../src/ports.ts';
-import type { ScheduleConfig } from '../../src/runtime/config.ts';
 import { createScheduleService, type ScheduleChange, type ScheduleService, type ScheduleServiceOptions } from '../../src/service.ts';
 import { createFakeSessions, createManualClock, type FakeSessions, type ManualClock } from '../../src/testing.ts';
 
