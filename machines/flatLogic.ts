@@ -45,11 +45,35 @@ export type Update<TContext, TEvent> = (context: TContext, event: TEvent) => Con
 /**
  * Where an effect's events go: each is delivered once the step's snapshot is in place, in order,
  * as XState delivers `sendTo` and `emit` — a sent event to its target, an emitted one to the
- * actor's `on(type, …)` listeners.
+ * actor's `on(type, …)` listeners, then to its parent's listener ({@link hearChildren}).
  */
 export interface Outbox {
   send<E extends EventObject>(target: AnyActorRef, event: E): void;
   emit<E extends EventObject>(event: E): void;
+}
+
+/**
+ * The one listener of a parent actor to what its children emit. XState hands an emitted event
+ * only to listeners registered on the emitting actor (`actor.on`), a subscription (a set, a bound
+ * handler and its closure) per child; a parent that hears every child through one entry here holds
+ * one per parent instead, which matters when the children are thousands of task actors.
+ */
+const childListeners = new WeakMap<AnyActorRef, (event: EventObject) => void>();
+
+/**
+ * Hands every event a child of `parent` emits through an effect ({@link Outbox.emit}) to
+ * `listener`: in a step of the flat logic after the child's own listeners (`actor.on`) have had it,
+ * in XState's algorithm (the machine run as it is, or a delegated event) when the effect runs. One
+ * listener per parent: a later call replaces it.
+ */
+export function hearChildren(parent: AnyActorRef, listener: (event: EventObject) => void): void {
+  childListeners.set(parent, listener);
+}
+
+/** The emitting actor's parent's listener hears the event (if the actor has a parent that listens). */
+function tellParent(self: AnyActorRef, event: EventObject): void {
+  const parent = self._parent;
+  if (parent !== undefined) childListeners.get(parent)?.(event);
 }
 
 /** What an effect reads: the context, the event, and the actor itself (its snapshot is the one before the step). */
@@ -114,7 +138,10 @@ export function machineEffects<
       ({ context, event, self, enqueue }) => {
         const outbox: Outbox = {
           send: (target, sent) => enqueue.sendTo(target, sent),
-          emit: (emitted) => enqueue.emit(emitted as unknown as TEmitted),
+          emit: (emitted) => {
+            enqueue.emit(emitted as unknown as TEmitted);
+            enqueue(() => tellParent(self, emitted));
+          },
         };
         const patch = effect({ context, event, self }, outbox);
         if (patch !== undefined) enqueue.assign(patch as Partial<TContext>);
@@ -190,7 +217,7 @@ type Relay = (source: AnyActorRef, target: AnyActorRef, event: EventObject) => v
  * the actor has taken the step's snapshot (each effect's after the previous effect's, as XState
  * runs them). The actor system's relay records the sender in the `@xstate.event` inspection event,
  * as XState's own `sendTo` does; a system without it (none is known) gets the plain send. An
- * emitted event goes to the actor's listeners, as XState's `emit` does.
+ * emitted event goes to the actor's listeners, as XState's `emit` does, then to its parent's ({@link hearChildren}).
  */
 class StepOutbox implements Outbox {
   /** Targets (null for an emit) and events, alternating; undefined until the first one. */
@@ -220,8 +247,10 @@ class StepOutbox implements Outbox {
     for (let i = 0; i < sends.length; i += 2) {
       const target = sends[i] as AnyActorRef | null;
       const event = sends[i + 1] as EventObject;
-      if (target === null) this.scope.emit(event);
-      else if (relay === undefined) target.send(event);
+      if (target === null) {
+        this.scope.emit(event);
+        tellParent(this.scope.self, event);
+      } else if (relay === undefined) target.send(event);
       else relay(this.scope.self, target, event);
     }
   }

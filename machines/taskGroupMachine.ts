@@ -6,12 +6,14 @@
 // groups and sends its events straight to the task's actor (a group forwarding them would add an
 // event and a send to every one); a group only spawns and stops its task actors — a task that
 // ended (its final state) on the done event XState sends the group, with no event of its own.
-// The group listens to each task actor it spawns for the wake the task reports (`task.wake`) and
-// hands it to the runtime, whose timer keys the task by it.
-import { type ActorRefFrom, assign, enqueueActions, setup } from 'xstate';
+// The group hears the wakes its task actors report (`task.wake`) through one listener of its own
+// (`hearChildren`), not one subscription per task, and hands them to the runtime, whose timer keys
+// the task by it.
+import { assign, enqueueActions, setup } from 'xstate';
 import type { TaskRow } from '../src/domain/tasks/types.ts';
-import type { SupervisorRuntime } from './events.ts';
-import { type TaskMachine, taskLogic } from './taskMachine.ts';
+import type { SupervisorRuntime, TaskWake } from './events.ts';
+import { hearChildren } from './flatLogic.ts';
+import { taskLogic } from './taskMachine.ts';
 
 /** The most task actors one group holds. */
 export const TASK_GROUP_SIZE = 64;
@@ -25,11 +27,6 @@ export interface TaskGroupInput {
 /** What a task group keeps: the runtime its task actors' wakes go to (absent in a machine tested on its own). */
 export interface TaskGroupContext {
   readonly runtime: SupervisorRuntime | undefined;
-}
-
-/** Hands the wakes `task` reports to `runtime`. */
-function listen(task: ActorRefFrom<TaskMachine>, runtime: SupervisorRuntime | undefined): void {
-  if (runtime !== undefined) task.on('task.wake', (wake) => runtime.taskWake(wake));
 }
 
 export type TaskGroupEvent =
@@ -48,9 +45,9 @@ export const taskGroupMachine = setup({
     task: taskLogic,
   },
   actions: {
-    spawnTasks: assign(({ context, event, spawn }) => {
+    spawnTasks: assign(({ event, spawn }) => {
       if (event.type === 'tasks.spawn') {
-        for (const row of event.rows) listen(spawn('task', { id: row.record.id, input: { row } }), context.runtime);
+        for (const row of event.rows) spawn('task', { id: row.record.id, input: { row } });
       }
       return {};
     }),
@@ -67,8 +64,14 @@ export const taskGroupMachine = setup({
   },
 }).createMachine({
   id: 'taskGroup',
-  context: ({ input, spawn }) => {
-    for (const row of input.rows) listen(spawn('task', { id: row.record.id, input: { row } }), input.runtime);
+  context: ({ input, spawn, self }) => {
+    const runtime = input.runtime;
+    if (runtime !== undefined) {
+      hearChildren(self, (event) => {
+        if (event.type === 'task.wake') runtime.taskWake(event as TaskWake);
+      });
+    }
+    for (const row of input.rows) spawn('task', { id: row.record.id, input: { row } });
     return { runtime: input.runtime };
   },
   initial: 'holding',

@@ -19,7 +19,7 @@ import {
   transition,
 } from 'xstate';
 import type { TaskWake } from '../../machines/events.ts';
-import { type EffectArgs, flatMachineLogic, machineEffects, NotFlatError, type Outbox } from '../../machines/flatLogic.ts';
+import { type EffectArgs, flatMachineLogic, hearChildren, machineEffects, NotFlatError, type Outbox } from '../../machines/flatLogic.ts';
 import { type TaskEvent, taskLogic, taskMachine } from '../../machines/taskMachine.ts';
 import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { formatInstant } from '../../src/domain/time/instant.ts';
@@ -348,6 +348,30 @@ describe('flat machine logic: entry actions, effects and delegated events', () =
       { n: 10, after: 4 },
     ]);
     expect(steps.at(-1)).toMatchObject({ value: 'c', n: 11, log: 'ggp' });
+  });
+
+  it('a parent hears what each of its children emits through one listener, as the children themselves do', () => {
+    /** What a parent of two children of `logic` heard, and what child one's own listener heard. */
+    const hearing = (logic: typeof toy) => {
+      const sink = createActor(sinkLogic).start();
+      const parentHeard: string[] = [];
+      const parentLogic = setup({ types: { context: {} as { children: AnyActorRef[] } }, actors: { child: logic } }).createMachine({
+        context: ({ spawn, self }) => {
+          hearChildren(self, (event) => parentHeard.push(`${event.type} ${(event as Echoed).n}`));
+          return { children: [spawn('child', { id: 'one', input: { sink } }), spawn('child', { id: 'two', input: { sink } })] };
+        },
+      });
+      const [one, two] = createActor(parentLogic).start().getSnapshot().context.children as [AnyActorRef, AnyActorRef];
+      const oneHeard: string[] = [];
+      one.on('echoed', ({ n }: Echoed) => oneHeard.push(`echoed ${n}`));
+      for (const child of [one, two, one, one]) child.send({ type: 'ping' });
+      return { parentHeard, oneHeard };
+    };
+    expect(hearing(fast)).toEqual({
+      parentHeard: ['echoed 0', 'echoed 0', 'echoed 1', 'echoed 2'],
+      oneHeard: ['echoed 0', 'echoed 1', 'echoed 2'],
+    });
+    expect(hearing(toy)).toEqual(hearing(fast));
   });
 });
 
