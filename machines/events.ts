@@ -98,6 +98,11 @@ export interface TaskWake {
   readonly at: number | undefined;
   /** Its failure status after the step (undefined once a delivery is committed). */
   readonly failure: DeliveryFailure | undefined;
+  /**
+   * The receipt waiting for its write, while the task has one (its actor's context holds it): the
+   * timer sends it to be written again instead of handing the task to its Session.
+   */
+  readonly receipt?: WaitingReceipt | undefined;
 }
 
 /** What a mailbox slot does; the supervisor's `slotRunner` actor runs it (`runSlot`). */
@@ -135,6 +140,18 @@ export interface DeliveredReminder {
   readonly trigger?: 'manual';
 }
 
+/**
+ * A receipt waiting for its write: a reminder its Session acknowledged (the flush succeeded) whose
+ * row write failed. Its task actor holds it in its context, in memory only (a restart loses it and
+ * the reminder is delivered again: at-least-once), and reports it with its wake.
+ */
+export interface WaitingReceipt {
+  readonly sessionId: string;
+  readonly reminder: DeliveredReminder;
+  /** The `now` of the attempt that delivered it: the row advances past it, as the first write would have. */
+  readonly attemptNow: number;
+}
+
 /** Why some tasks of an attempt were not delivered: where it failed and the cause's message. */
 export interface FailureCause {
   readonly ids: readonly string[];
@@ -160,14 +177,25 @@ export interface DeliveryOutcome {
   readonly unrecordableIds: readonly string[];
   /** Where and why the failed tasks failed (absent in outcomes built without causes). */
   readonly causes?: readonly FailureCause[];
-  /** Set on an outcome that writes again receipts whose first write failed: nothing is delivered anew. */
-  readonly retried?: true;
+  /**
+   * Set on an outcome that writes again receipts whose first write failed, as their tasks' wakes
+   * reported them: nothing is delivered anew (`delivered` is empty).
+   */
+  readonly retried?: readonly WaitingReceipt[];
+}
+
+/**
+ * One failed attempt as a task actor takes it; a failed write of an acknowledged reminder carries
+ * its receipt, which the actor keeps until a write records it.
+ */
+export interface TaskAttemptFailure extends AttemptFailure {
+  readonly receipt?: WaitingReceipt;
 }
 
 /** One failure of an attempt as the task actors receive it: the tasks, and how they are retried. */
 export interface TaskFailures {
   readonly ids: readonly string[];
-  readonly failure: AttemptFailure;
+  readonly failure: TaskAttemptFailure;
 }
 
 /**

@@ -5,7 +5,11 @@
 // task `retrying` until its next retry (the instant is `failure.nextRetryAt` in the context), or
 // `parked` when retry is off; an edit or a run now forgets the backoff, a committed delivery the
 // failure. The context is the task row — what storage holds, its failure status included — plus
-// the backoff step, which only this machine keeps. The failure status is written to storage after
+// the backoff step and, while the Session acknowledged a reminder whose row write failed, that
+// receipt waiting for its write: only this machine keeps them (in memory, so a restart loses a
+// waiting receipt and the reminder is delivered again — at-least-once). A task holding a receipt
+// is not delivered again: only a committed write of it (or its delete) takes it out of `retrying`
+// or `parked`. The failure status is written to storage after
 // the actor took it (the slot runner's failure write), so a restored actor starts with the
 // failure it had and counts its attempts on; its backoff starts over, and — like every restored
 // task — a due one is tried again at once. Time enters only as events carrying `now`: no delayed
@@ -13,13 +17,14 @@
 // it next wants a tick: it emits its wake (`task.wake`: its due instant, its next retry, or parked)
 // whenever a failed attempt, a retry now, or a committed edit or delivery of a failing task changes
 // it, and when a tick did not find a parked or overdue task due — so the timer keys a task by what
-// its actor reported and never reads the actor back.
+// its actor reported and never reads the actor back. Its wake carries its waiting receipt, from
+// which the timer's owner builds the receipt's retried write.
 import { setup } from 'xstate';
-import { type AttemptFailure, afterFailure, type RetryState, withoutRetry } from '../src/domain/tasks/retry.ts';
+import { afterFailure, type RetryState, withoutRetry } from '../src/domain/tasks/retry.ts';
 import type { TaskRow } from '../src/domain/tasks/types.ts';
 import { dueAtMs, isDueAt } from '../src/domain/time/due.ts';
 import { instantMs } from '../src/domain/time/instant.ts';
-import type { TaskWake } from './events.ts';
+import type { TaskAttemptFailure, TaskWake, WaitingReceipt } from './events.ts';
 import {
   type ContextPatch,
   type EffectArgs,
@@ -33,10 +38,12 @@ import {
 /**
  * A task actor's context: its committed row — with the failure status of its latest failed
  * attempts, which may be ahead of the stored row's until it is written — and, after a failed
- * delivery, the backoff step.
+ * delivery, the backoff step; after a failed write of an acknowledged reminder, its receipt, until
+ * a write records it (the one copy of it).
  */
 export type TaskContext = TaskRow & {
   readonly retries?: RetryState['retries'] | undefined;
+  readonly receipt?: WaitingReceipt | undefined;
 };
 
 export type TaskEvent =
@@ -44,8 +51,8 @@ export type TaskEvent =
   | { readonly type: 'clock.tick'; readonly now: number }
   /** The Session actor includes this task in a delivery attempt. */
   | { readonly type: 'delivery.start' }
-  /** Resolve, append, flush or the receipt's write failed: nothing was recorded. */
-  | { readonly type: 'delivery.failed'; readonly now: number; readonly failure: AttemptFailure }
+  /** Resolve, append, flush or the receipt's write failed (the receipt comes with it): nothing was recorded. */
+  | { readonly type: 'delivery.failed'; readonly now: number; readonly failure: TaskAttemptFailure }
   /** The delivery was committed; `row` is the written row. */
   | { readonly type: 'delivery.committed'; readonly row: TaskRow; readonly now: number }
   /** An update was committed; `row` is the written row. */
@@ -100,21 +107,30 @@ const taskGuards = {
   isPaused: (context: TaskContext) => context.pausedAt !== undefined,
   /** The row carried by the event is paused. */
   rowPaused: (_context: TaskContext, event: TaskEvent) => 'row' in event && event.row.pausedAt !== undefined,
-  /** The task is due and its retry time has come by the event's `now`. */
+  /**
+   * The task is due and its retry time has come by the event's `now` — never while a receipt
+   * waits: its retry is the write's, and the task is not delivered again.
+   */
   retryDue: (context: TaskContext, event: TaskEvent) =>
-    'now' in event && isDueAt(context, event.now) && event.now >= (nextRetryMs(context) ?? Number.POSITIVE_INFINITY),
+    context.receipt === undefined &&
+    'now' in event &&
+    isDueAt(context, event.now) &&
+    event.now >= (nextRetryMs(context) ?? Number.POSITIVE_INFINITY),
+  /** The failed task is due and holds no receipt waiting for its write: it can be delivered again. */
+  dueWithoutReceipt: (context: TaskContext, event: TaskEvent) =>
+    context.receipt === undefined && 'now' in event && isDueAt(context, event.now),
   /** The task is due, and the failure is not retried on a timer (retry off, or a message id that cannot be recorded). */
   dueAndParks: (context: TaskContext, event: TaskEvent) =>
     event.type === 'delivery.failed' && event.failure.retry === false && isDueAt(context, event.now),
   /** The failure is not retried on a timer. */
   parks: (_context: TaskContext, event: TaskEvent) => event.type === 'delivery.failed' && event.failure.retry === false,
   /** The task's receipt waits for its write to be retried. */
-  receiptWaits: (context: TaskContext) => context.failure?.stage === 'commit',
-  /** The Session acknowledged the reminder but its receipt could not be written. */
-  receiptFailed: (_context: TaskContext, event: TaskEvent) => event.type === 'delivery.failed' && event.failure.stage === 'commit',
+  receiptWaits: (context: TaskContext) => context.receipt !== undefined,
+  /** The Session acknowledged the reminder but its receipt could not be written (the event carries it). */
+  receiptFailed: (_context: TaskContext, event: TaskEvent) => event.type === 'delivery.failed' && event.failure.receipt !== undefined,
   /** The receipt could not be written, and the failure is not retried on a timer. */
   receiptFailedAndParks: (_context: TaskContext, event: TaskEvent) =>
-    event.type === 'delivery.failed' && event.failure.stage === 'commit' && event.failure.retry === false,
+    event.type === 'delivery.failed' && event.failure.receipt !== undefined && event.failure.retry === false,
 };
 
 /** The wake of a task that waits for its due instant (none while paused with nothing to run). */
@@ -124,6 +140,7 @@ const dueWake = (context: TaskContext): TaskWake => ({
   waits: 'due',
   at: dueAtMs(context),
   failure: context.failure,
+  receipt: context.receipt,
 });
 
 /**
@@ -133,9 +150,9 @@ const dueWake = (context: TaskContext): TaskWake => ({
  */
 const retryWake = (context: TaskContext): TaskWake => {
   const retry = nextRetryMs(context);
-  const due = context.failure?.stage === 'commit' ? retry : dueAtMs(context);
+  const due = context.receipt !== undefined ? retry : dueAtMs(context);
   const at = retry === undefined || due === undefined ? undefined : Math.max(retry, due);
-  return { type: 'task.wake', id: context.record.id, waits: 'retry', at, failure: context.failure };
+  return { type: 'task.wake', id: context.record.id, waits: 'retry', at, failure: context.failure, receipt: context.receipt };
 };
 
 /** The wake of a parked task: no time, an unrelated wake tries it again. */
@@ -145,6 +162,7 @@ const parkedWake = (context: TaskContext): TaskWake => ({
   waits: 'parked',
   at: undefined,
   failure: context.failure,
+  receipt: context.receipt,
 });
 
 /** The task machine's actions, as plain updates of the context. */
@@ -152,9 +170,14 @@ const taskUpdates = {
   /** Takes the committed row of an edit as the context, keeping the retry state. */
   storeEditedRow: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
     'row' in event ? committedRow(context, event.row) : {},
-  /** Counts one more failed attempt and sets the next retry (none when parked). */
+  /**
+   * Counts one more failed attempt and sets the next retry (none when parked); a receipt whose
+   * write failed is kept (one already waiting stays until a write records it).
+   */
   recordFailure: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
-    event.type === 'delivery.failed' ? afterFailure(context, event.failure, event.now) : {},
+    event.type === 'delivery.failed'
+      ? { ...afterFailure(context, event.failure, event.now), receipt: event.failure.receipt ?? context.receipt }
+      : {},
   /** Forgets the backoff: the task is tried again at once. */
   forgetRetry: (context: TaskContext): ContextPatch<TaskContext> => ({ failure: withoutRetry(context.failure), retries: undefined }),
 };
@@ -173,7 +196,10 @@ const taskEffects = {
     if (context.failure !== undefined) outbox.emit(dueWake({ ...context, ...next } as TaskContext));
     return next;
   },
-  /** Takes the committed row of a delivery as the context; a failure status is cleared, and the wake reported. */
+  /**
+   * Takes the committed row of a delivery as the context; a failure status and a waiting receipt
+   * (the row records it) are cleared, and the wake reported.
+   */
   storeDelivered: ({ context, event }: TaskArgs, outbox: Outbox): ContextPatch<TaskContext> | undefined => {
     if (!('row' in event)) return undefined;
     const next: ContextPatch<TaskContext> = {
@@ -183,8 +209,9 @@ const taskEffects = {
       ...event.row,
       failure: undefined,
       retries: undefined,
+      receipt: undefined,
     };
-    if (context.failure !== undefined) outbox.emit(dueWake({ ...context, ...next } as TaskContext));
+    if (context.failure !== undefined || context.receipt !== undefined) outbox.emit(dueWake({ ...context, ...next } as TaskContext));
     return next;
   },
   /** Reports that the task waits for its due instant. */
@@ -229,7 +256,11 @@ const afterEdit = [
  */
 const whileFailed = <R extends 'reportRetry' | 'reportParked'>(report: R) =>
   ({
-    'delivery.retry': [{ guard: 'isDue', target: 'overdue', actions: ['forgetRetry', 'reportDue'] }, { actions: ['forgetRetry', report] }],
+    // A receipt waiting for its write stays: its write is what is retried now.
+    'delivery.retry': [
+      { guard: 'dueWithoutReceipt', target: 'overdue', actions: ['forgetRetry', 'reportDue'] },
+      { actions: ['forgetRetry', report] },
+    ],
     'task.updated': afterEdit,
     // A receipt acknowledged before the failed write: its retried write commits or fails.
     'delivery.committed': afterCommit,
@@ -323,7 +354,7 @@ export const taskMachine = setup({
         'The latest attempt failed and is not retried on a timer: an unrelated wake, a run now, an edit or a restart tries it again.',
       on: {
         // Any wake hands it out: one that does not find it due (the clock stepped back) leaves it parked, reported again.
-        'clock.tick': [{ guard: 'isDue', target: 'overdue' }, { actions: 'reportParked' }],
+        'clock.tick': [{ guard: 'dueWithoutReceipt', target: 'overdue' }, { actions: 'reportParked' }],
         ...whileFailed('reportParked'),
       },
     },

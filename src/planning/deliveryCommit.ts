@@ -1,18 +1,18 @@
 // The mailbox slot that records a flushed delivery attempt: one write holding every acknowledged
 // task's new row. A task deleted or ended while its message was in flight records nothing (the
 // message stays delivered). When the write fails, nothing is recorded: the tasks whose Session
-// failed are retried as deliveries, while the reminders the Session acknowledged are kept as
-// pending receipts and only their write is retried (the scheduler's pending commits), so the Session does not
-// see them again. A retried write records each receipt on the row as it is then — an edit made
-// meanwhile is kept, as if it had landed while the delivery was in flight — and advances the task
-// past the `now` of the attempt that delivered it. A run of delivery commits sharing one slot is
+// failed are retried as deliveries, while each reminder the Session acknowledged goes back to its
+// task actor as a receipt waiting for its write (in its failure), and only that write is retried,
+// so the Session does not see them again. A retried write carries the receipts as the actors'
+// wakes reported them; it records each on the row as it is then — an edit made meanwhile is kept,
+// as if it had landed while the delivery was in flight — and advances the task past the `now` of
+// the attempt that delivered it. A run of delivery commits sharing one slot is
 // merged into one plan with one write (`mergeDeliveryPlans`).
-import type { ActorEffect, DeliveredReminder, DeliveryOutcome, DomainChange, FailureCause, TaskFailures } from '../../machines/events.ts';
+import type { ActorEffect, DeliveryOutcome, DomainChange, FailureCause, TaskFailures, WaitingReceipt } from '../../machines/events.ts';
 import { applyDelivery } from '../domain/tasks/deliveryRow.ts';
 import type { RetentionLimits } from '../domain/tasks/retention.ts';
 import type { RetryPolicy } from '../domain/tasks/retry.ts';
 import type { TaskRow } from '../domain/tasks/types.ts';
-import type { PendingCommit, PendingReceipts } from './pendingReceipts.ts';
 import { type PlanError, type ReadyPlan, read, resolved, type Unwritten, unwritten, write } from './slotPlan.ts';
 import type { TaskRows } from './taskRows.ts';
 
@@ -24,7 +24,6 @@ const namesMessage = (row: TaskRow, messageId: string): boolean =>
 export interface DeliveryCommitContext {
   readonly table: TaskRows;
   readonly retention: RetentionLimits;
-  readonly pending: PendingReceipts;
   /** True while the Session's actor has a delivery attempt in flight. */
   readonly isAttempting: (sessionId: string) => boolean;
   /** How failed deliveries are retried (false: parked). */
@@ -65,11 +64,22 @@ export function taskFailures(causes: readonly FailureCause[], retry: RetryPolicy
   }));
 }
 
+/**
+ * A failed write of acknowledged reminders as their task actors take it: each task its own
+ * failure, carrying its receipt (the actor keeps it until a write records it).
+ */
+export function receiptFailures(receipts: readonly WaitingReceipt[], cause: FailureCause, retry: RetryPolicy | false): TaskFailures[] {
+  return receipts.map((receipt) => ({
+    ids: [receipt.reminder.id],
+    failure: { stage: cause.stage, message: cause.message, retry, receipt },
+  }));
+}
+
 export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): ReadyPlan<null> {
-  if (ctx.pending.isRetry(outcome)) return planRetriedCommit(ctx, sessionId, outcome);
+  if (outcome.retried !== undefined) return planRetriedCommit(ctx, sessionId, outcome.retried);
   const { table, retention } = ctx;
   const puts: TaskRow[] = [];
-  const commits: PendingCommit[] = [];
+  const commits: WaitingReceipt[] = [];
   const reused: string[] = [];
   const errors: PlanError[] = [];
   for (const reminder of outcome.delivered) {
@@ -90,29 +100,30 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
   }
   // Every put is of an active row of this Session, so the Session retires when as many of them end as it has active rows.
   const retire = table.activeCount(sessionId) === new Set(endedIds(puts)).size;
-  const settle = (committed: readonly TaskRow[], failures: readonly FailureCause[], retireSession: boolean): ActorEffect => ({
+  const settle = (committed: readonly TaskRow[], failures: readonly TaskFailures[], retireSession: boolean): ActorEffect => ({
     type: 'delivery.settle',
     sessionId,
     committed,
-    failures: taskFailures(failures, ctx.retry),
+    failures,
     now: outcome.now,
     retire: retireSession,
   });
   // Tasks appended under a message id storage cannot keep go back to their actors like failures, and are parked.
   const failures = outcomeFailures(outcome, reused);
-  if (puts.length === 0) return read(resolved(null), { effects: [settle([], failures, retire)], failures, errors });
+  const taken = taskFailures(failures, ctx.retry);
+  if (puts.length === 0) return read(resolved(null), { effects: [settle([], taken, retire)], failures, errors });
   return write(
     {
       reply: resolved(null),
       batch: { puts, deletes: [] },
-      effects: [settle(puts, failures, retire)],
+      effects: [settle(puts, taken, retire)],
       changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
-      // The attempt ends for every task; the acknowledged ones keep their receipts pending (not
+      // The attempt ends for every task; the acknowledged ones hold their receipts (not
       // redelivered) and wait for the write's retry.
       onWriteFailure: (error) => {
         const written: FailureCause = { ids: commits.map((c) => c.reminder.id), stage: 'commit', message: messageOf(error), error };
-        const all = [written, ...failures];
-        return unwritten(resolved(null), { effects: [settle([], all, false)], failures: all, commits });
+        const effect = settle([], [...receiptFailures(commits, written, ctx.retry), ...taken], false);
+        return unwritten(resolved(null), { effects: [effect], failures: [written, ...failures], commits });
       },
     },
     { failures, errors, commits },
@@ -120,34 +131,36 @@ export function planDeliveryCommit(ctx: DeliveryCommitContext, sessionId: string
 }
 
 /**
- * A retried write of pending receipts. No attempt is in flight for them (their actors settled
- * when the first write failed, and wait for this retry): each committed row reaches its actor as
- * its committed delivery, and an ended one is then removed (its Session retired when nothing else
- * is active).
+ * A retried write of waiting receipts, as their task actors reported them. No attempt is in flight
+ * for them (their actors settled when the first write failed, and wait for this retry): each
+ * committed row reaches its actor as its committed delivery, and an ended one is then removed (its
+ * Session retired when nothing else is active). A receipt its row records already (the first write
+ * landed after all) reaches its actor the same way, with the row as it is.
  */
-function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcome: DeliveryOutcome): ReadyPlan<null> {
-  const { table, retention, pending } = ctx;
+function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, receipts: readonly WaitingReceipt[]): ReadyPlan<null> {
+  const { table, retention } = ctx;
   const puts: TaskRow[] = [];
-  const commits: PendingCommit[] = [];
+  const commits: WaitingReceipt[] = [];
   const dropped: string[] = [];
-  for (const reminder of outcome.delivered) {
-    const commit = pending.get(reminder.id);
+  const recorded: ActorEffect[] = [];
+  for (const receipt of receipts) {
+    const { reminder } = receipt;
     const row = table.getInSession(sessionId, reminder.id);
-    if (commit === undefined || !sameReminder(commit.reminder, reminder) || row === undefined || row.status !== 'active') {
+    if (row === undefined || row.status !== 'active') {
       dropped.push(reminder.id);
       continue;
     }
     if (namesMessage(row, reminder.messageId)) {
-      dropped.push(reminder.id); // already recorded
+      recorded.push({ type: 'delivery.committed', row, now: ctx.now });
       continue;
     }
-    puts.push(applyDelivery(row, reminder, commit.attemptNow, retention));
-    commits.push(commit);
+    puts.push(applyDelivery(row, reminder, receipt.attemptNow, retention));
+    commits.push(receipt);
   }
-  if (puts.length === 0) return read(resolved(null), { dropped });
+  if (puts.length === 0) return read(resolved(null), { effects: recorded, dropped });
   const ended = endedIds(puts);
   // Every actor takes its committed delivery (an ended one reaches `inactive`), then the ended ones are removed.
-  const effects: ActorEffect[] = puts.map((row) => ({ type: 'delivery.committed', row, now: ctx.now }));
+  const effects: ActorEffect[] = [...recorded, ...puts.map((row) => ({ type: 'delivery.committed', row, now: ctx.now }) as const)];
   if (ended.length > 0) {
     // Each ended put was an active row of this Session.
     const remaining = table.activeCount(sessionId) - new Set(ended).size;
@@ -159,20 +172,21 @@ function planRetriedCommit(ctx: DeliveryCommitContext, sessionId: string, outcom
       batch: { puts, deletes: [] },
       effects,
       changes: [{ sessionId, ids: puts.map((row) => row.record.id) }],
-      // The tasks wait for the next retry of the write.
+      // The tasks wait for the next retry of the write (an already recorded receipt is told as planned).
       onWriteFailure: (error) => {
         const failure: FailureCause = { ids: commits.map((c) => c.reminder.id), stage: 'commit', message: messageOf(error), error };
-        const failures = [failure];
-        const effect: ActorEffect = { type: 'receipts.failed', sessionId, failures: taskFailures(failures, ctx.retry), now: ctx.now };
-        return unwritten(resolved(null), { effects: [effect], failures, commits });
+        const effect: ActorEffect = {
+          type: 'receipts.failed',
+          sessionId,
+          failures: receiptFailures(commits, failure, ctx.retry),
+          now: ctx.now,
+        };
+        return unwritten(resolved(null), { effects: [...recorded, effect], failures: [failure], commits });
       },
     },
     { commits, dropped },
   );
 }
-
-const sameReminder = (a: DeliveredReminder, b: DeliveredReminder): boolean =>
-  a.id === b.id && a.messageId === b.messageId && a.occurrence === b.occurrence;
 
 /**
  * One plan for a run of delivery commits (a slot holding several): their rows in one batch, their
@@ -181,7 +195,7 @@ const sameReminder = (a: DeliveredReminder, b: DeliveredReminder): boolean =>
 export function mergeDeliveryPlans(plans: readonly ReadyPlan[]): ReadyPlan {
   const puts: TaskRow[] = [];
   const changes: DomainChange[] = [];
-  const commits: PendingCommit[] = [];
+  const commits: WaitingReceipt[] = [];
   for (const p of plans) {
     if (p.kind === 'read') continue;
     puts.push(...p.batch.puts);

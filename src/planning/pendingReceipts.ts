@@ -1,20 +1,22 @@
-// Receipts a Session acknowledged whose row write failed, as a delivery-commit plan reads them: a
-// retried write of them is told apart from a fresh delivery, and each keeps the `now` of the
-// attempt that delivered it. The scheduler holds them (in memory only) and retries their write.
-import type { DeliveredReminder, DeliveryOutcome } from '../../machines/events.ts';
+// Receipts waiting for their write (a reminder a Session acknowledged whose row write failed), as a
+// retried write carries them. Their task actors hold them and report them with their wakes; the
+// timer's owner builds the retried writes from those wakes, and the delivery-commit plan tells a
+// retried write from a fresh delivery by the receipts it carries (`DeliveryOutcome.retried`).
+import type { FlushedAttempt, WaitingReceipt } from '../../machines/events.ts';
 
-/** One acknowledged reminder whose receipt is not written yet. */
-export interface PendingCommit {
-  readonly sessionId: string;
-  readonly reminder: DeliveredReminder;
-  /** The `now` of the attempt that delivered it: the row advances past it, as the first write would have. */
-  readonly attemptNow: number;
-}
-
-/** The pending receipts a plan reads. */
-export interface PendingReceipts {
-  /** The pending receipt of a task, if any. */
-  get(id: string): PendingCommit | undefined;
-  /** True for an outcome built to retry the write of pending receipts. */
-  isRetry(outcome: DeliveryOutcome): boolean;
+/**
+ * The retried writes of `receipts`, grouped by Session in the order their first receipt comes: one
+ * outcome per Session, carrying its receipts as their wakes reported them.
+ */
+export function retriedWrites(receipts: Iterable<WaitingReceipt>, now: number): FlushedAttempt[] {
+  const bySession = new Map<string, WaitingReceipt[]>();
+  for (const receipt of receipts) {
+    const list = bySession.get(receipt.sessionId);
+    if (list === undefined) bySession.set(receipt.sessionId, [receipt]);
+    else list.push(receipt);
+  }
+  return [...bySession].map(([sessionId, retried]) => ({
+    sessionId,
+    outcome: { now, delivered: [], failedIds: [], unrecordableIds: [], retried },
+  }));
 }

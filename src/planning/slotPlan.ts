@@ -3,11 +3,18 @@
 // the timer), a write (the batch to commit, the answer, the effects and changes once the batch is
 // durable, and what happens instead when the write fails), and a create, a write that needs a new
 // task id — the slot runner reserves it when it executes the plan, so planning advances nothing.
-import type { ActorEffect, DomainChange, FailureCause, Operation, ReplyValue, ScheduleReplyBody } from '../../machines/events.ts';
+import type {
+  ActorEffect,
+  DomainChange,
+  FailureCause,
+  Operation,
+  ReplyValue,
+  ScheduleReplyBody,
+  WaitingReceipt,
+} from '../../machines/events.ts';
 import type { ToolFailure } from '../domain/reads/replies.ts';
 import type { ScheduleView } from '../domain/tasks/types.ts';
 import type { CommitBatch } from '../ports.ts';
-import type { PendingCommit } from './pendingReceipts.ts';
 
 /** The answer of a slot that changes one task: its view, or a refusal (a write that could not be confirmed). */
 export type ViewReply = ScheduleView | ToolFailure;
@@ -35,7 +42,7 @@ interface Settles<R extends ReplyValue> {
 interface Notes {
   /** Tasks to try again at once, their backoff forgotten (run now on a task whose request already waits). */
   readonly retryNow: readonly string[];
-  /** Pending receipts with nothing left to write (their task is gone or ended): forgotten. */
+  /** Waiting receipts with nothing left to write (their task is gone or ended): their write is over. */
   readonly dropped: readonly string[];
   readonly errors: readonly PlanError[];
 }
@@ -47,8 +54,8 @@ export interface ReadPlan<R extends ReplyValue = ReplyValue> extends Settles<R>,
 
 /** How a write plan's slot settles when its batch could not be written: nothing changes in memory. */
 export interface Unwritten<R extends ReplyValue = ReplyValue> extends Settles<R> {
-  /** Receipts to keep pending: their write is retried, not their delivery. */
-  readonly commits: readonly PendingCommit[];
+  /** Receipts whose write failed (their task actors hold them): their write is retried, not their delivery. */
+  readonly commits: readonly WaitingReceipt[];
 }
 
 /** A slot that commits a batch, and settles as its plan says once the batch is durable. */
@@ -57,8 +64,8 @@ export interface WritePlan<R extends ReplyValue = ReplyValue> extends Settles<R>
   readonly batch: CommitBatch;
   /** The changes announced once the batch is durable. */
   readonly changes: readonly DomainChange[];
-  /** Acknowledged reminders whose receipts the batch writes (kept pending when the write fails). */
-  readonly commits: readonly PendingCommit[];
+  /** Acknowledged reminders whose receipts the batch writes (left waiting with their actors when the write fails). */
+  readonly commits: readonly WaitingReceipt[];
   /**
    * `keep`: the batch changes no task's timing (the failure write), so the timer keeps every task
    * where its actor put it and parked tasks get no extra try; `track`: the timer follows the rows.
@@ -123,7 +130,7 @@ export function write<R extends ReplyValue>(
   };
 }
 
-/** How a slot settles when its write failed: `reply`, with the effects, failures and pending receipts given. */
+/** How a slot settles when its write failed: `reply`, with the effects, failures and waiting receipts given. */
 export function unwritten<R extends ReplyValue>(
   reply: ScheduleReplyBody<R>,
   more: Partial<Omit<Unwritten<R>, 'reply'>> = {},

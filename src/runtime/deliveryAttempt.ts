@@ -21,8 +21,11 @@ export interface DeliveryAttemptDeps {
   readonly logger: Logger;
   /** Limits concurrent `resolveAgent` calls (cold Session restores). */
   readonly restores: Limiter;
-  /** Tasks whose acknowledged receipt still waits for its write (never delivered again meanwhile). */
-  readonly pendingCommits?: { has(id: string): boolean };
+  /**
+   * True for a task whose acknowledged receipt still waits for its write, as its actor last
+   * reported (never delivered again meanwhile).
+   */
+  readonly receiptWaits?: (id: string) => boolean;
 }
 
 interface Reminder {
@@ -103,8 +106,8 @@ export function planMessages(rows: readonly TaskRow[], now: number): PlannedMess
 /** Runs one attempt; resolves with what was delivered and what failed. */
 export async function deliverBatch(deps: DeliveryAttemptDeps, request: DeliveryRequest): Promise<DeliveryOutcome> {
   const now = deps.clock.now();
-  const pending = deps.pendingCommits;
-  const held = pending === undefined ? [] : request.rows.filter((row) => pending.has(row.record.id)).map((row) => row.record.id);
+  const waits = deps.receiptWaits;
+  const held = waits === undefined ? [] : request.rows.filter((row) => waits(row.record.id)).map((row) => row.record.id);
   const rows = held.length === 0 ? request.rows : request.rows.filter((row) => !held.includes(row.record.id));
   if (rows.length === 0) return { now, delivered: [], failedIds: held, unrecordableIds: [] };
   const outcome = await deliverRows(deps, request.sessionId, rows, now);

@@ -88,7 +88,7 @@ export class ScheduleRuntime implements SupervisorRuntime {
       sessionOf: (id) => table.get(id)?.sessionId,
       logger: ports.logger,
       onDue: (now, due) => this.sink?.({ type: 'clock.tick', now, due }),
-      // A pending receipt's write is retried like a flushed attempt's commit.
+      // A waiting receipt's write is retried like a flushed attempt's commit.
       onCommitDue: (flushed) => this.sink?.({ type: 'delivery.flushed', flushed }),
       rowOf: (id) => table.get(id),
       activeCountOf: (sessionId) => table.activeCount(sessionId),
@@ -276,7 +276,7 @@ const timer = fromCallback<TimerEvent, RuntimeInput>(({ input, sendBack, receive
     draining = true;
     scheduler.handOutWaiting(); // a wake's due Sessions still waiting for their turn are delivered before the close
     scheduler.stop();
-    scheduler.drainPendingCommits(); // one last write of receipts still waiting; lost only if it fails
+    scheduler.drainReceipts(); // one last write of receipts still waiting; lost only if it fails
     void runtime.whenIdle().then(() => sendBack({ type: 'timer.drained' }));
   };
   runtime.attachTimer(sendBack);
@@ -310,7 +310,8 @@ const closeDomain = fromPromise<void, RuntimeInput>(async ({ input }) => {
 const attemptRunner = fromCallback<AttemptRunEvent, RuntimeInput>(({ input, receive, sendBack }) => {
   const runtime = runtimeOf(input.runtime);
   const { sessions, clock, logger } = runtime.ports;
-  const deps = { sessions, clock, logger, restores: runtime.restores, pendingCommits: runtime.scheduler.pendingCommits };
+  const receiptWaits = (id: string): boolean => runtime.scheduler.receiptOf(id) !== undefined;
+  const deps = { sessions, clock, logger, restores: runtime.restores, receiptWaits };
   // Attempts flushed in the same turn of the microtask queue (a burst of Sessions whose flushes
   // settle together) reach the supervisor in one event; one flushed alone, in its own.
   let flushed: FlushedAttempt[] = [];

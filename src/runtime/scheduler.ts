@@ -33,11 +33,14 @@
 // tasks still to take, which follow the Sessions already waiting. While any wait the service is
 // not idle; draining hands out the rest at once, and stopping drops them (their rows stay due).
 //
-// A task whose Session flushed its reminder but whose row write failed holds a pending receipt
-// (pendingCommits.ts): its queue key is then the retry its actor reported, and when it comes the
-// write is retried — the task is not handed to its Session, whatever its target.
-// Any successful write retries the waiting receipts at once (the storage works again); an edit of
-// the task keeps the receipt waiting; deleting or ending the task drops it.
+// A task whose Session flushed its reminder but whose row write failed has a receipt waiting for
+// its write: its actor holds it and reports it with its wake (taskMachine.ts), keyed at the retry
+// it reported. When that comes the write is retried, built from the receipts the wakes carry
+// (pendingReceipts.ts) — the task is not handed to its Session, whatever its target. The only mark
+// this index adds is that a receipt's write is under way (sent, and neither failed nor reported
+// by its actor as recorded), so it is sent once. Any successful write retries the waiting receipts at once (the
+// storage works again); an edit of the task keeps the receipt waiting; deleting or ending the task
+// drops it.
 //
 // Passivation: with a horizon set (`passivationHorizonMs`), an active task first tracked while its
 // due instant lies beyond now + horizon — or that has none (paused, not run now) — is passivated:
@@ -50,14 +53,13 @@
 // passivated task within the horizon activates it at once; a live task stays live whatever its
 // row becomes, until it is deleted or ends.
 
-import type { DueTasks, FailureCause, FlushedAttempt, TaskWake } from '../../machines/events.ts';
+import type { DueTasks, FailureCause, FlushedAttempt, TaskWake, WaitingReceipt } from '../../machines/events.ts';
 import type { DeliveryFailure, FailureStage, TaskRow } from '../domain/tasks/types.ts';
 import { dueAtMs } from '../domain/time/due.ts';
-import type { PendingCommit } from '../planning/pendingReceipts.ts';
+import { retriedWrites } from '../planning/pendingReceipts.ts';
 import type { Clock, Logger } from '../ports.ts';
 import type { ResolvedConfig } from './config.ts';
 import { DueQueue } from './dueQueue.ts';
-import { PendingCommits } from './pendingCommits.ts';
 
 /** The most due tasks one turn hands to their Sessions (a Session's due tasks are never split). */
 export const HAND_OUT_TASKS = 256;
@@ -84,7 +86,7 @@ export interface SchedulerOptions {
   readonly logger: Logger;
   /** Receives the due tasks of one turn of a wake (scheduler.ts), grouped by Session, with the wake's `now`. */
   readonly onDue: (now: number, due: DueTasks[]) => void;
-  /** Receives pending receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
+  /** Receives waiting receipts to write again: one outcome per Session, to commit like a flushed attempt's. */
   readonly onCommitDue: (flushed: readonly FlushedAttempt[]) => void;
   /** The committed row of a task (undefined once it is gone). */
   readonly rowOf: (id: string) => TaskRow | undefined;
@@ -106,8 +108,13 @@ export class Scheduler {
   private readonly wakes = new Map<string, TaskWake>();
   /** The tasks whose reported wake is `parked` and that no wake has handed out since: taken by the next unrelated wake. */
   private readonly parked = new Set<string>();
-  /** Receipts acknowledged by their Session whose write failed, to write again. */
-  readonly pendingCommits = new PendingCommits();
+  /** The tasks whose latest wake carries a receipt waiting for its write (the receipts are the wakes'). */
+  private readonly receipts = new Set<string>();
+  /**
+   * The tasks whose receipt was sent to be written and is not settled: until the write fails or
+   * finds nothing to write, or the actor reports a wake without it (the write recorded it).
+   */
+  private readonly writing = new Set<string>();
   private recoverPending = false;
   private timer: unknown = null;
   private armedFor: number | null = null;
@@ -154,7 +161,7 @@ export class Scheduler {
       this.queue.delete(id);
       return;
     }
-    if (this.pendingCommits.has(id)) return;
+    if (this.receipts.has(id)) return;
     this.parked.delete(id);
     this.parkedTaken.delete(id);
     if (due === undefined) this.queue.delete(id);
@@ -234,7 +241,8 @@ export class Scheduler {
 
   /** The row was deleted or ended (a receipt still waiting for it is dropped). */
   untrack(id: string): void {
-    this.pendingCommits.delete(id);
+    this.receipts.delete(id);
+    this.writing.delete(id);
     this.parked.delete(id);
     this.parkedTaken.delete(id);
     this.wakes.delete(id);
@@ -246,15 +254,23 @@ export class Scheduler {
 
   /**
    * A task actor reported its wake: the task is keyed at it, or indexed as parked. A task deleted
-   * or ended meanwhile (its row is gone or inactive) is not kept.
+   * or ended meanwhile (its row is gone or inactive) is not kept. A wake without a receipt ends a
+   * write of one under way (the write recorded it); one with a receipt keeps the mark, so a receipt
+   * whose write is under way is not sent again.
    */
   reported(wake: TaskWake): void {
     const id = wake.id;
     if (this.options.rowOf(id)?.status !== 'active') {
       this.wakes.delete(id);
+      this.receipts.delete(id);
+      this.writing.delete(id);
       return;
     }
     this.wakes.set(id, wake);
+    if (wake.receipt === undefined) {
+      this.receipts.delete(id);
+      this.writing.delete(id);
+    } else this.receipts.add(id);
     this.parkedTaken.delete(id);
     if (wake.waits === 'parked') {
       this.queue.delete(id);
@@ -307,32 +323,33 @@ export class Scheduler {
     return wake === undefined ? this.options.rowOf(id)?.failure : wake.failure;
   }
 
-  /**
-   * The write of these acknowledged receipts failed: keep them, to write again when their
-   * task's retry comes (its actor took the failure). Their tasks are not delivered meanwhile.
-   */
-  commitFailed(commits: readonly PendingCommit[]): void {
-    for (const commit of commits) this.pendingCommits.hold(commit);
+  /** The receipt waiting for its write that the task's actor last reported, if any. */
+  receiptOf(id: string): WaitingReceipt | undefined {
+    return this.receipts.has(id) ? this.wakes.get(id)?.receipt : undefined;
   }
 
-  /** These receipts were written (or their task is gone): forget them. */
-  commitsSettled(ids: readonly string[]): void {
-    for (const id of ids) this.pendingCommits.delete(id);
+  /**
+   * The write of these tasks' receipts failed, or there was nothing left to write: their write is
+   * no longer under way. A failed one waits for its task's retry (its actor took the failure and
+   * reports it); its task is not delivered meanwhile.
+   */
+  receiptsUnwritten(ids: readonly string[]): void {
+    for (const id of ids) this.writing.delete(id);
   }
 
   /** A write succeeded: receipts waiting for a retry are written again at once. */
   recover(): void {
-    if (this.recoverPending || this.stopped || this.pendingCommits.waiting().length === 0) return;
+    if (this.recoverPending || this.stopped || !this.hasWaitingReceipt()) return;
     this.recoverPending = true;
     queueMicrotask(() => {
       this.recoverPending = false;
-      if (!this.stopped) this.handOutCommits(this.pendingCommits.waiting(), this.options.clock.now());
+      if (!this.stopped) this.handOutCommits(this.receipts, this.options.clock.now());
     });
   }
 
   /** Hands every waiting receipt out for one last write (the service is closing; the timer is stopped). */
-  drainPendingCommits(): void {
-    this.handOutCommits(this.pendingCommits.waiting(), this.options.clock.now());
+  drainReceipts(): void {
+    this.handOutCommits(this.receipts, this.options.clock.now());
   }
 
   /**
@@ -340,8 +357,15 @@ export class Scheduler {
    * tasks' actors forget the backoff and report their wake (due, they are handed out at the next wake).
    */
   retryNow(ids: readonly string[]): void {
-    const commits = ids.filter((id) => this.pendingCommits.has(id));
+    const commits = ids.filter((id) => this.receipts.has(id));
     if (commits.length > 0) this.handOutCommits(commits, this.options.clock.now());
+  }
+
+  /** True when some receipt waits for its write and none is under way for it. */
+  private hasWaitingReceipt(): boolean {
+    if (this.receipts.size > this.writing.size) return true;
+    for (const id of this.receipts) if (!this.writing.has(id)) return true;
+    return false;
   }
 
   /** A committed create, update or delete: parked tasks get another try. */
@@ -489,14 +513,14 @@ export class Scheduler {
    * the wake is taken at once (`takeRest`). Answers how many rows were read for the Session.
    */
   private takeSession(now: number, budget: number, commits: string[]): number {
-    const { queue, pendingCommits, parkedTaken, options } = this;
+    const { queue, receipts, parkedTaken, options } = this;
     for (;;) {
       const id = queue.takeNext(now);
       if (id === undefined) {
         this.takeRest(now, [], commits);
         return 0;
       }
-      if (pendingCommits.has(id)) {
+      if (receipts.has(id)) {
         commits.push(id);
         continue;
       }
@@ -515,7 +539,7 @@ export class Scheduler {
         const at = queue.dueAt(otherId);
         if (at !== undefined && at <= now) queue.delete(otherId);
         else if (!parkedTaken.delete(otherId)) continue;
-        if (pendingCommits.has(otherId)) commits.push(otherId);
+        if (receipts.has(otherId)) commits.push(otherId);
         else ids.push(otherId);
       }
       this.waiting.push({ now, due: { sessionId, ids } });
@@ -536,7 +560,7 @@ export class Scheduler {
     this.taking = null;
     const bySession = new Map<string, string[]>();
     for (const id of taken) {
-      if (this.pendingCommits.has(id)) {
+      if (this.receipts.has(id)) {
         commits.push(id);
         continue;
       }
@@ -573,13 +597,20 @@ export class Scheduler {
     if (rows.length > 0) this.options.onActivate(rows);
   }
 
-  /** Sends the waiting receipts of `ids` to be written again, one outcome per Session. */
-  private handOutCommits(ids: readonly string[], now: number): void {
+  /**
+   * Sends the waiting receipts of `ids` — as their tasks' wakes carry them, none whose write is
+   * under way — to be written again, one outcome per Session, and marks their writes under way.
+   */
+  private handOutCommits(ids: Iterable<string>, now: number): void {
+    const taken: WaitingReceipt[] = [];
     for (const id of ids) {
       this.queue.delete(id);
       this.parked.delete(id);
+      const receipt = this.writing.has(id) ? undefined : this.receiptOf(id);
+      if (receipt === undefined) continue;
+      this.writing.add(id);
+      taken.push(receipt);
     }
-    const flushed = this.pendingCommits.take(ids, now);
-    if (flushed.length > 0) this.options.onCommitDue(flushed);
+    if (taken.length > 0) this.options.onCommitDue(retriedWrites(taken, now));
   }
 }

@@ -6,9 +6,9 @@
 // `internal_error` (and is logged with its cause); a failed write answers `persistence_uncertain`
 // and changes nothing in memory. A slot holding a run of delivery commits plans each and writes
 // them as one batch; so does a run of creates for different Sessions, each then answered on its
-// own. When a delivery commit's write fails, the receipts the Session acknowledged are handed to
-// the scheduler as pending: their write is retried, not their delivery; any successful write
-// retries them at once. A failure write (the failure statuses task actors took, stored with their
+// own. When a delivery commit's write fails, the receipts the Session acknowledged go back to their
+// task actors, which hold them and report them with their wakes: their write is retried, not their
+// delivery; any successful write retries them at once. A failure write (the failure statuses task actors took, stored with their
 // rows) leaves the timer's queue as the actors set it.
 import type { ActorEffect, CommandOutcome, FailureCause, MailboxCommand, Operation, ScheduleReplyBody } from '../../machines/events.ts';
 import { rejected } from '../../machines/scheduleReply.ts';
@@ -18,7 +18,7 @@ import { checkCallId, isIdempotentOperation } from '../domain/tasks/rememberedCa
 import type { DeliveryFailure } from '../domain/tasks/types.ts';
 import { planBulkBatch } from '../planning/bulkPlans.ts';
 import { type CreateRun, mergeCreatePlans } from '../planning/createRun.ts';
-import { mergeDeliveryPlans, planDeliveryCommit, taskFailures } from '../planning/deliveryCommit.ts';
+import { mergeDeliveryPlans, planDeliveryCommit, receiptFailures, taskFailures } from '../planning/deliveryCommit.ts';
 import { planFailureWrite } from '../planning/failureWrite.ts';
 import { planIdempotent } from '../planning/idempotentPlans.ts';
 import type { SlotContext } from '../planning/mutations.ts';
@@ -130,7 +130,6 @@ function planOperation(deps: SlotRunnerDeps, ctx: SlotContext, op: Operation, no
         {
           table: deps.table,
           retention: deps.config.retention,
-          pending: deps.scheduler.pendingCommits,
           isAttempting: ctx.isAttempting,
           retry: deps.config.retry,
           now,
@@ -142,35 +141,40 @@ function planOperation(deps: SlotRunnerDeps, ctx: SlotContext, op: Operation, no
 }
 
 /**
- * Settles every delivery attempt among `commands` as failed (nothing recorded); retried writes of
- * pending receipts go back to waiting.
+ * Settles every delivery attempt among `commands` as failed (nothing recorded); the receipts of
+ * retried writes go back to waiting with their actors.
  */
 function failedSettles(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): { effects: ActorEffect[]; failures: FailureCause[] } {
   const effects: ActorEffect[] = [];
   const failures: FailureCause[] = [];
-  const pending = deps.scheduler.pendingCommits;
   const now = deps.clock.now();
   for (const { operation: op } of commands) {
     if (op.kind !== 'delivery.commit') continue;
-    const retried = pending.isRetry(op.outcome);
-    const ids = retried
-      ? op.outcome.delivered.map((d) => d.id)
-      : [...op.outcome.delivered.map((d) => d.id), ...op.outcome.failedIds, ...op.outcome.unrecordableIds];
-    const cause: FailureCause = { ids, stage: retried ? 'commit' : 'resolve', message: INTERNAL_ERROR_MESSAGE };
-    const taken = taskFailures([cause], deps.config.retry);
-    failures.push(cause);
-    if (retried) {
-      deps.scheduler.commitFailed(op.outcome.delivered.map((d) => pending.get(d.id)).filter((c) => c !== undefined));
-      effects.push({ type: 'receipts.failed', sessionId: op.sessionId, failures: taken, now });
-    } else
+    const receipts = op.outcome.retried;
+    if (receipts !== undefined) {
+      const ids = receipts.map((r) => r.reminder.id);
+      const cause: FailureCause = { ids, stage: 'commit', message: INTERNAL_ERROR_MESSAGE };
+      failures.push(cause);
+      deps.scheduler.receiptsUnwritten(ids);
       effects.push({
-        type: 'delivery.settle',
+        type: 'receipts.failed',
         sessionId: op.sessionId,
-        committed: [],
-        failures: taken,
-        now: op.outcome.now,
-        retire: false,
+        failures: receiptFailures(receipts, cause, deps.config.retry),
+        now,
       });
+      continue;
+    }
+    const ids = [...op.outcome.delivered.map((d) => d.id), ...op.outcome.failedIds, ...op.outcome.unrecordableIds];
+    const cause: FailureCause = { ids, stage: 'resolve', message: INTERNAL_ERROR_MESSAGE };
+    failures.push(cause);
+    effects.push({
+      type: 'delivery.settle',
+      sessionId: op.sessionId,
+      committed: [],
+      failures: taskFailures([cause], deps.config.retry),
+      now: op.outcome.now,
+      retire: false,
+    });
   }
   return { effects, failures };
 }
@@ -215,7 +219,7 @@ function withNewId(deps: SlotRunnerDeps, plan: CreatePlan): WritePlan {
 /** Settles a slot that writes nothing: the timer hears its notes, the caller its answer. */
 function settleRead(deps: SlotRunnerDeps, slot: ReadPlan): CommandOutcome {
   for (const error of slot.errors) deps.logger.error(error.message, error.data);
-  deps.scheduler.commitsSettled(slot.dropped);
+  deps.scheduler.receiptsUnwritten(slot.dropped);
   deps.scheduler.retryNow(slot.retryNow);
   deps.scheduler.rearm();
   return { reply: slot.reply, effects: slot.effects, changes: [], failures: slot.failures, ...goesOn(slot) };
@@ -248,8 +252,7 @@ async function commit(
     deps.logger.error('A schedule change could not be saved.', { operation: op.kind, cause: error });
     if (error instanceof ScheduleError && error.code === 'persistence_uncertain') noteInDoubt(written);
     const failure = slot.onWriteFailure(error);
-    deps.scheduler.commitsSettled(slot.dropped);
-    deps.scheduler.commitFailed(failure.commits);
+    deps.scheduler.receiptsUnwritten([...slot.dropped, ...failure.commits.map((c) => c.reminder.id)]);
     deps.scheduler.rearm();
     return { reply: failure.reply, effects: failure.effects, changes: [], failures: failure.failures, ...goesOn(failure) };
   }
@@ -267,7 +270,8 @@ async function commit(
     // A clock set backwards between target and delivery is not a delivery ahead of time.
     deps.metrics.delivered(Math.max(0, r.deliveredAt - r.occurrence) / 1000);
   }
-  deps.scheduler.commitsSettled([...slot.commits.map((c) => c.reminder.id), ...slot.dropped]);
+  // A written receipt stays marked as being written until its actor, told of the write, reports without it.
+  deps.scheduler.receiptsUnwritten(slot.dropped);
   if (slot.timing === 'keep') {
     deps.scheduler.recover();
     return { reply: slot.reply, effects: slot.effects, changes: [], failures: [] };

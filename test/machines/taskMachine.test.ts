@@ -2,7 +2,7 @@
 // events carrying `now`, the context is the row, and `inactive` is final. Then the wakes an actor
 // of it reports to the timer's owner (`task.wake`).
 import { createActor, initialTransition, transition } from 'xstate';
-import type { TaskWake } from '../../machines/events.ts';
+import type { TaskWake, WaitingReceipt } from '../../machines/events.ts';
 import { type TaskEvent, taskLogic, taskMachine } from '../../machines/taskMachine.ts';
 import type { TaskRow } from '../../src/domain/tasks/types.ts';
 
@@ -16,6 +16,22 @@ const row = (scheduledAt: string, status: TaskRow['status'] = 'active'): TaskRow
   status,
   record: { id: 'sch_1', kind: 'every', title: 't', prompt: 'p', scheduledAt, everySeconds: 600 },
 });
+/** The receipt of the reminder of `row(scheduledAt)` acknowledged at `iso`, waiting for its write. */
+const receiptOf = (scheduledAt: string, iso: string): WaitingReceipt => ({
+  sessionId: 's1',
+  reminder: {
+    id: 'sch_1',
+    occurrence: at(scheduledAt),
+    messageId: 'm-1',
+    deliveredAt: at(iso),
+    prompt: 'p',
+    startedRecord: row(scheduledAt).record,
+  },
+  attemptNow: at(iso),
+});
+/** The write of that receipt failed at `iso`: the failure carries it. */
+const receiptFailed = (receipt: WaitingReceipt, iso: string, retry: typeof RETRY | false = RETRY) =>
+  ({ type: 'delivery.failed', now: at(iso), failure: { stage: 'commit', message: 'disk full', retry, receipt } }) as const;
 
 function start(scheduledAt = '2030-01-01T08:10:00.000Z') {
   return initialTransition(taskMachine, { row: row(scheduledAt) })[0];
@@ -289,14 +305,12 @@ describe('retrying and parked tasks', () => {
 
   it('a receipt whose write failed waits for the retry even when an edit moved its target ahead; its retried write commits it', () => {
     let s = failedOnce();
+    const receipt = receiptOf('2030-01-01T08:10:00.000Z', '2030-01-01T08:10:00.200Z');
     [s] = transition(taskMachine, s, { type: 'task.updated', row: row('2030-01-02T00:00:00.000Z'), now: at('2030-01-01T08:10:00.500Z') });
-    [s] = transition(taskMachine, s, {
-      type: 'delivery.failed',
-      now: at('2030-01-01T08:10:01.000Z'),
-      failure: { stage: 'commit', message: 'disk full', retry: RETRY },
-    });
+    [s] = transition(taskMachine, s, receiptFailed(receipt, '2030-01-01T08:10:01.000Z'));
     expect(s.value).toBe('retrying');
     expect(s.context.failure?.stage).toBe('commit');
+    expect(s.context.receipt).toEqual(receipt);
     [s] = transition(taskMachine, s, {
       type: 'delivery.committed',
       row: row('2030-01-02T00:00:00.000Z'),
@@ -304,6 +318,42 @@ describe('retrying and parked tasks', () => {
     });
     expect(s.value).toBe('scheduled');
     expect(s.context.failure).toBeUndefined();
+    expect(s.context.receipt).toBeUndefined();
+  });
+
+  it('the context is the one owner of a waiting receipt: an edit, a failed retried write and a retry now keep it, and it is never delivered again meanwhile', () => {
+    const receipt = receiptOf('2030-01-01T08:10:00.000Z', '2030-01-01T08:10:00.200Z');
+    const renamed: TaskRow = {
+      ...row('2030-01-01T08:10:00.000Z'),
+      record: { ...row('2030-01-01T08:10:00.000Z').record, title: 'renamed' },
+    };
+    let [s] = transition(taskMachine, failedOnce(), receiptFailed(receipt, '2030-01-01T08:10:01.000Z'));
+    [s] = transition(taskMachine, s, { type: 'task.updated', row: renamed, now: at('2030-01-01T08:10:01.500Z') });
+    expect(s.value).toBe('retrying');
+    expect(s.context).toMatchObject({ record: { title: 'renamed' }, receipt });
+    // The retried write fails again: a failure without the receipt leaves the one held.
+    const stillDown = { stage: 'commit', message: 'still down', retry: RETRY } as const;
+    [s] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:10:02.000Z'), failure: stillDown });
+    expect(s.value).toBe('retrying');
+    expect(s.context.receipt).toEqual(receipt);
+    // Its retry time comes, and it is due: the write is retried, not the delivery.
+    [s] = transition(taskMachine, s, { type: 'clock.tick', now: at('2030-01-01T08:30:00.000Z') });
+    expect(s.value).toBe('retrying');
+    [s] = transition(taskMachine, s, { type: 'delivery.retry', now: at('2030-01-01T08:30:00.000Z') });
+    expect(s.value).toBe('retrying');
+    expect(s.context.receipt).toEqual(receipt);
+    // Parked (retry off): a wake that finds it due leaves it parked.
+    [s] = transition(taskMachine, s, receiptFailed(receipt, '2030-01-01T08:30:01.000Z', false));
+    expect(s.value).toBe('parked');
+    [s] = transition(taskMachine, s, { type: 'clock.tick', now: at('2030-01-01T08:40:00.000Z') });
+    expect(s.value).toBe('parked');
+    [s] = transition(taskMachine, s, {
+      type: 'delivery.committed',
+      row: row('2030-01-01T08:20:00.000Z'),
+      now: at('2030-01-01T08:40:00.000Z'),
+    });
+    expect(s.value).toBe('overdue');
+    expect(s.context.receipt).toBeUndefined();
   });
 });
 
@@ -382,13 +432,33 @@ describe('the wake a task actor reports', () => {
 
   it("a receipt waiting for its write reports the write's retry, even once its task is paused", () => {
     const paused: TaskRow = { ...row(due), pausedAt: due };
-    const receiptFailed = {
-      type: 'delivery.failed',
-      now: at(due),
-      failure: { stage: 'commit', message: 'write failed', retry: RETRY },
-    } as const;
-    const { state, wakes } = wakesOf(row(due), [tick(due), START, { type: 'task.updated', row: paused, now: at(due) }, receiptFailed]);
+    const receipt = receiptOf(due, due);
+    const { state, wakes } = wakesOf(row(due), [
+      tick(due),
+      START,
+      { type: 'task.updated', row: paused, now: at(due) },
+      receiptFailed(receipt, due),
+    ]);
     expect(state).toBe('retrying');
-    expect(wakes).toEqual([expect.objectContaining({ waits: 'retry', at: at('2030-01-01T08:10:01.000Z') })]);
+    expect(wakes).toEqual([expect.objectContaining({ waits: 'retry', at: at('2030-01-01T08:10:01.000Z'), receipt })]);
+  });
+
+  it('every wake carries the waiting receipt until its write is committed, the wake after it none', () => {
+    const receipt = receiptOf(due, due);
+    const { state, wakes } = wakesOf(row(due), [
+      tick(due),
+      START,
+      receiptFailed(receipt, due),
+      { type: 'delivery.retry', now: at('2030-01-01T08:10:00.500Z') },
+      receiptFailed(receipt, '2030-01-01T08:10:01.000Z', false),
+      { type: 'delivery.committed', row: row('2030-01-01T08:20:00.000Z'), now: at('2030-01-01T08:10:02.000Z') },
+    ]);
+    expect(state).toBe('scheduled');
+    expect(wakes.map(({ waits, receipt: r }) => ({ waits, receipt: r }))).toEqual([
+      { waits: 'retry', receipt },
+      { waits: 'retry', receipt },
+      { waits: 'parked', receipt },
+      { waits: 'due', receipt: undefined },
+    ]);
   });
 });

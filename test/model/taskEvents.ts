@@ -15,6 +15,7 @@
 // attempt that is not a run-now delivery starts at the target, and a request made while it is in
 // flight comes a second later (`DURING`), so the commit can tell it from one the attempt answers.
 import type { SnapshotFrom } from 'xstate';
+import type { WaitingReceipt } from '../../machines/events.ts';
 import { nextRetryMs, type TaskEvent, type TaskMachine } from '../../machines/taskMachine.ts';
 import { pauseRow, resumeRow, triggerRow } from '../../src/domain/tasks/pause.ts';
 import { isRecurringKind, type TaskRow } from '../../src/domain/tasks/types.ts';
@@ -158,6 +159,20 @@ function committedRow(snapshot: Snap, next: number): TaskRow {
   return runNow(snapshot) ? kept : withRecord(kept, { scheduledAt: formatInstant(next) });
 }
 
+/** The receipt of the reminder `row` was delivered for at `now`, as a failed write of it hands it to the actor. */
+const receiptOf = (row: TaskRow, now: number): WaitingReceipt => ({
+  sessionId: row.sessionId,
+  reminder: {
+    id: row.record.id,
+    occurrence: targetOf(row),
+    messageId: 'model',
+    deliveredAt: now,
+    prompt: row.record.prompt,
+    startedRecord: row.record,
+  },
+  attemptNow: now,
+});
+
 function candidates(snapshot: Snap): TaskEvent[] {
   const row = snapshot.context;
   const target = targetOf(row);
@@ -171,10 +186,21 @@ function candidates(snapshot: Snap): TaskEvent[] {
     tagged('retime', { type: 'task.updated', row: retimed, now: latestMark(row) }),
     tagged({ step: 'commit', manual: runNow(snapshot) }, { type: 'delivery.committed', row: committedRow(snapshot, other), now: EARLY }),
     ...TASK_FAULTS.map((fault) =>
-      tagged(fault, { type: 'delivery.failed', now, failure: { stage: stageOf(fault), message: fault, retry: retryPolicy } }),
+      tagged(fault, {
+        type: 'delivery.failed',
+        now,
+        failure:
+          fault === 'write'
+            ? { stage: 'commit', message: fault, retry: retryPolicy, receipt: receiptOf(row, now) }
+            : { stage: stageOf(fault), message: fault, retry: retryPolicy },
+      }),
     ),
     tagged('receipt', { type: 'delivery.committed', row: committedRow(snapshot, other), now: EARLY }),
-    tagged('receipt-fail', { type: 'delivery.failed', now, failure: { stage: 'commit', message: 'commit', retry: retryPolicy } }),
+    tagged('receipt-fail', {
+      type: 'delivery.failed',
+      now,
+      failure: { stage: 'commit', message: 'commit', retry: retryPolicy, receipt: row.receipt ?? receiptOf(row, now) },
+    }),
   ];
   // A failed task falls due again at its retry time.
   const retryAt = nextRetryMs(row);
@@ -233,12 +259,12 @@ export function offeredTaskEvents(snapshot: Snap): TaskEvent[] {
   }
   // A parked task goes on only by an edit (a wake would start its delivery at once, and a run-now
   // request would need the Session held, whose reminder's wake takes the parked task with it).
-  if (snapshot.matches('parked') && row.failure?.stage !== 'commit') {
+  if (snapshot.matches('parked') && row.receipt === undefined) {
     // (A timing change with a run-now request waiting would show the view state the waiting request gives, not the target's.)
     const edits: readonly (TaskStep | undefined)[] = row.triggeredAt === undefined ? ['title', 'retime', 'pause'] : ['title', 'pause'];
     return candidates(snapshot).filter((event) => snapshot.can(event) && edits.includes(stepOf(event)));
   }
-  const receiptWaits = !delivering && row.failure?.stage === 'commit';
+  const receiptWaits = !delivering && row.receipt !== undefined;
   if (receiptWaits) {
     const again = retryPolicy !== false && (row.failure?.attempts ?? 0) < 2;
     return candidates(snapshot).filter(

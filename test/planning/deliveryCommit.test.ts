@@ -1,9 +1,10 @@
 // The delivery-commit plan: what an attempt's outcome writes, what its task actors are told, and
-// what a failed write keeps — for a fresh attempt and for the retried write of pending receipts.
+// what a failed write keeps — for a fresh attempt and for the retried write of waiting receipts.
 import type { DeliveryOutcome, FailureCause } from '../../machines/events.ts';
 import { DEFAULT_RETRY } from '../../src/domain/tasks/retry.ts';
 import type { ScheduleRecord, TaskRow } from '../../src/domain/tasks/types.ts';
-import { mergeDeliveryPlans, planDeliveryCommit, taskFailures } from '../../src/planning/deliveryCommit.ts';
+import { mergeDeliveryPlans, planDeliveryCommit, receiptFailures, taskFailures } from '../../src/planning/deliveryCommit.ts';
+import { retriedWrites } from '../../src/planning/pendingReceipts.ts';
 import {
   active,
   at,
@@ -169,7 +170,7 @@ describe('planDeliveryCommit of a fresh attempt', () => {
     expect(plan.effects[0]).toMatchObject({ failures: [{ ids: ['sch_2'], failure: { stage: 'resolve', retry: expected } }] });
   });
 
-  it('a write that fails: the acknowledged receipts stay pending as commit failures, the other failures go along, the Session stays', () => {
+  it('a write that fails: each acknowledged receipt goes back to its actor in its commit failure, the other failures go along, the Session stays', () => {
     const situation: CommitSituation = { rows: [active(ONE_SHOT), active(MINUTELY)], now: NOW };
     const r = reminder(ONE_SHOT, 'm-1', NOW);
     const plan = planDeliveryCommit(commitSlot(situation), 's1', outcome(NOW, [r], { failedIds: ['sch_2'] }));
@@ -178,13 +179,17 @@ describe('planDeliveryCommit of a fresh attempt', () => {
     const written = { ids: ['sch_1'], stage: 'commit', message: 'disk full', error };
     const unexplained = { ids: ['sch_2'], stage: 'resolve', message: 'The delivery attempt failed without a cause.' };
     expect(failed.failures).toEqual([written, unexplained]);
-    expect(failed.commits).toEqual([{ sessionId: 's1', reminder: r, attemptNow: at(NOW) }]);
+    const receipt = { sessionId: 's1', reminder: r, attemptNow: at(NOW) };
+    expect(failed.commits).toEqual([receipt]);
     expect(failed.effects).toEqual([
       {
         type: 'delivery.settle',
         sessionId: 's1',
         committed: [],
-        failures: taskFailures([written, unexplained] as FailureCause[], DEFAULT_RETRY),
+        failures: [
+          { ids: ['sch_1'], failure: { stage: 'commit', message: 'disk full', retry: DEFAULT_RETRY, receipt } },
+          ...taskFailures([unexplained] as FailureCause[], DEFAULT_RETRY),
+        ],
         now: at(NOW),
         retire: false,
       },
@@ -192,7 +197,7 @@ describe('planDeliveryCommit of a fresh attempt', () => {
   });
 });
 
-describe('planDeliveryCommit retrying the write of pending receipts', () => {
+describe('planDeliveryCommit retrying the write of waiting receipts', () => {
   const attemptNow = NOW;
   const slotNow = '2030-01-01T08:10:05.000Z';
   const pendingOf = (record: ScheduleRecord, messageId = 'm-1') => ({
@@ -201,14 +206,11 @@ describe('planDeliveryCommit retrying the write of pending receipts', () => {
     attemptNow: at(attemptNow),
   });
 
-  /** The retried outcome of `records`' pending receipts, in a slot whose `isRetry` knows it. */
+  /** The retried write of these waiting receipts, as the timer builds it from their tasks' wakes. */
   function retried(rows: readonly TaskRow[], pending: ReturnType<typeof pendingOf>[], extra: Partial<CommitSituation> = {}) {
-    const o = outcome(
-      attemptNow,
-      pending.map((p) => p.reminder),
-      { retried: true },
-    );
-    return { ctx: commitSlot({ rows, now: slotNow, pending, retries: [o], ...extra }), o };
+    const [write] = retriedWrites(pending, at(slotNow));
+    if (write === undefined) throw new Error('no retried write');
+    return { ctx: commitSlot({ rows, now: slotNow, ...extra }), o: write.outcome };
   }
 
   it.each<[string, readonly TaskRow[], Expected, readonly unknown[]]>([
@@ -247,10 +249,6 @@ describe('planDeliveryCommit retrying the write of pending receipts', () => {
   });
 
   it.each<[string, readonly TaskRow[]]>([
-    [
-      'already recorded (the first write landed after all)',
-      [active(ONE_SHOT, { lastDelivery: { scheduledAt: DUE, deliveredAt: NOW, messageId: 'm-1' } })],
-    ],
     ['deleted meanwhile', []],
     ['ended meanwhile', [ended(ONE_SHOT)]],
   ])('a receipt whose task was %s is dropped and nothing is written', (_title, rows) => {
@@ -260,15 +258,27 @@ describe('planDeliveryCommit retrying the write of pending receipts', () => {
     expect(resolvedValue(plan)).toBeNull();
   });
 
-  it('a receipt that is not the pending one (another message id) is dropped', () => {
-    const pending = pendingOf(ONE_SHOT, 'm-1');
-    const o = outcome(attemptNow, [reminder(ONE_SHOT, 'm-2', NOW)], { retried: true });
-    const plan = planDeliveryCommit(commitSlot({ rows: [active(ONE_SHOT)], now: slotNow, pending: [pending], retries: [o] }), 's1', o);
-    expect(plan.dropped).toEqual(['sch_1']);
-    expect(plan.kind).toBe('read');
+  it('a receipt its row records already (the first write landed after all) writes nothing; its actor is told its delivery is committed', () => {
+    const row = active(ONE_SHOT, { lastDelivery: { scheduledAt: DUE, deliveredAt: NOW, messageId: 'm-1' } });
+    const { ctx, o } = retried([row], [pendingOf(ONE_SHOT)]);
+    const plan = planDeliveryCommit(ctx, 's1', o);
+    expect(plan).toMatchObject({ kind: 'read', failures: [], dropped: [] });
+    expect(plan.effects).toEqual([{ type: 'delivery.committed', row, now: at(slotNow) }]);
   });
 
-  it('a retried write that fails again keeps the receipts pending and tells their actors', () => {
+  it('writes the receipts the retried outcome carries, each past its own attempt’s now', () => {
+    const third = oneShot('sch_3', '2030-01-01T08:12:00.000Z');
+    const early = { ...pendingOf(MINUTELY), attemptNow: at('2030-01-01T08:10:00.500Z') };
+    const late = { ...pendingOf(third), attemptNow: at('2030-01-01T08:12:00.500Z') };
+    const { ctx, o } = retried([active(MINUTELY), active(third)], [early, late], { now: '2030-01-01T08:13:30.000Z' });
+    expect(o).toMatchObject({ delivered: [], retried: [early, late] });
+    const plan = writeOf(planDeliveryCommit(ctx, 's1', o));
+    expect(putIds(plan)).toEqual(['sch_2', 'sch_3']);
+    expect(putOf(plan, 'sch_2').record.scheduledAt).toBe('2030-01-01T08:11:00.000Z');
+    expect(plan.commits).toEqual([early, late]);
+  });
+
+  it('a retried write that fails again hands each receipt back to its actor, where it keeps waiting', () => {
     const pending = pendingOf(ONE_SHOT);
     const { ctx, o } = retried([active(ONE_SHOT)], [pending]);
     const error = new Error('still down');
@@ -277,8 +287,22 @@ describe('planDeliveryCommit retrying the write of pending receipts', () => {
     expect(failed.commits).toEqual([pending]);
     expect(failed.failures).toEqual([cause]);
     expect(failed.effects).toEqual([
-      { type: 'receipts.failed', sessionId: 's1', failures: taskFailures([cause], DEFAULT_RETRY), now: at(slotNow) },
+      { type: 'receipts.failed', sessionId: 's1', failures: receiptFailures([pending], cause, DEFAULT_RETRY), now: at(slotNow) },
     ]);
+    expect(failed.effects).toMatchObject([{ failures: [{ ids: ['sch_1'], failure: { stage: 'commit', receipt: pending } }] }]);
+  });
+});
+
+describe('retriedWrites', () => {
+  it('groups the waiting receipts by Session, in the order their first receipt comes, each outcome a retry', () => {
+    const a = { sessionId: 's2', reminder: reminder(ONE_SHOT, 'm-1', NOW), attemptNow: at(NOW) };
+    const b = { sessionId: 's1', reminder: reminder(MINUTELY, 'm-2', NOW), attemptNow: at(NOW) };
+    const c = { sessionId: 's2', reminder: reminder(oneShot('sch_3'), 'm-3', NOW), attemptNow: at(DUE) };
+    expect(retriedWrites([a, b, c], at(NOW))).toEqual([
+      { sessionId: 's2', outcome: { now: at(NOW), delivered: [], failedIds: [], unrecordableIds: [], retried: [a, c] } },
+      { sessionId: 's1', outcome: { now: at(NOW), delivered: [], failedIds: [], unrecordableIds: [], retried: [b] } },
+    ]);
+    expect(retriedWrites([], at(NOW))).toEqual([]);
   });
 });
 

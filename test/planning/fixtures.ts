@@ -8,7 +8,6 @@ import { DEFAULT_RETRY, type RetryPolicy } from '../../src/domain/tasks/retry.ts
 import type { DeliveryFailure, ScheduleRecord, TaskRow } from '../../src/domain/tasks/types.ts';
 import type { DeliveryCommitContext } from '../../src/planning/deliveryCommit.ts';
 import type { SlotContext } from '../../src/planning/mutations.ts';
-import type { PendingCommit, PendingReceipts } from '../../src/planning/pendingReceipts.ts';
 import type { SlotPlan, WritePlan } from '../../src/planning/slotPlan.ts';
 import type { CommitBatch } from '../../src/ports.ts';
 import { TaskTable } from '../../src/runtime/taskTable.ts';
@@ -109,19 +108,14 @@ export function slot(situation: Situation = {}): SlotContext {
   };
 }
 
-/** A delivery-commit slot: the receipts in `pending` are waiting for their write, `retries` marks the outcomes that retry it. */
+/** A delivery-commit slot, with the retry policy failures go to their actors with. */
 export interface CommitSituation extends Situation {
-  readonly pending?: readonly PendingCommit[];
-  readonly retries?: readonly DeliveryOutcome[];
   readonly retry?: RetryPolicy | false;
 }
 
 export function commitSlot(situation: CommitSituation = {}): DeliveryCommitContext {
   const { table: rows, now, isAttempting } = slot(situation);
-  const pending = new Map((situation.pending ?? []).map((commit) => [commit.reminder.id, commit]));
-  const retries = new Set(situation.retries ?? []);
-  const receipts: PendingReceipts = { get: (id) => pending.get(id), isRetry: (outcome) => retries.has(outcome) };
-  return { table: rows, now, isAttempting, pending: receipts, retention: DEFAULT_RETENTION, retry: situation.retry ?? DEFAULT_RETRY };
+  return { table: rows, now, isAttempting, retention: DEFAULT_RETENTION, retry: situation.retry ?? DEFAULT_RETRY };
 }
 
 /** The reminder of `record`'s current target, acknowledged under `messageId` at `deliveredAt`. */

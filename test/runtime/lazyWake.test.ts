@@ -3,9 +3,8 @@
 // out before the rows of the last are read, each Session still with all of its due tasks — those
 // keyed at other instants, its parked ones — and a clock that steps back between turns, a stop and
 // a drain keep their meaning.
-import type { DueTasks, FlushedAttempt } from '../../machines/events.ts';
+import type { DeliveredReminder, DueTasks, FlushedAttempt, WaitingReceipt } from '../../machines/events.ts';
 import type { TaskRow } from '../../src/domain/tasks/types.ts';
-import type { PendingCommit } from '../../src/planning/pendingReceipts.ts';
 import { resolveConfig } from '../../src/runtime/config.ts';
 import { HAND_OUT_TASKS, SCAN_ROWS, Scheduler } from '../../src/runtime/scheduler.ts';
 
@@ -183,10 +182,17 @@ describe('a wake with more due tasks than a turn holds', () => {
   it('sends a task whose receipt waits for its write to be written, not to its Session', async () => {
     const b = keyed();
     const waiting = b.idsOf(SESSIONS - 1)[2] as string;
-    b.scheduler.commitFailed([{ sessionId: `s${SESSIONS - 1}`, reminder: { id: waiting }, attemptNow: T } as unknown as PendingCommit]);
+    const receipt: WaitingReceipt = {
+      sessionId: `s${SESSIONS - 1}`,
+      reminder: { id: waiting, messageId: 'm-1' } as DeliveredReminder,
+      attemptNow: T,
+    };
+    b.scheduler.reported({ type: 'task.wake', id: waiting, waits: 'retry', at: b.keys.get(waiting), failure: undefined, receipt });
     b.clock.fire(T + 1000);
     await b.settle();
-    expect(b.commits.map((c) => c.sessionId)).toEqual([`s${SESSIONS - 1}`]);
+    expect(b.commits).toEqual([
+      { sessionId: `s${SESSIONS - 1}`, outcome: { now: T + 1000, delivered: [], failedIds: [], unrecordableIds: [], retried: [receipt] } },
+    ]);
     expect(b.sessionsHanded().flatMap(([, ids]) => ids)).not.toContain(waiting);
     expect(b.sessionsHanded()).toHaveLength(SESSIONS);
   });

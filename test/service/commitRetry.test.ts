@@ -3,7 +3,11 @@
 // by the first write that succeeds; meanwhile the task is not delivered again while other tasks
 // (of other Sessions and of the same Session) keep being delivered. An edit made while the write
 // waits is kept and the receipt is recorded on the edited row; a delete drops the receipt; a clean
-// close writes it; a restart before it is written redelivers (at-least-once).
+// close writes it; a restart before it is written redelivers (at-least-once). The receipt lives in
+// its task actor's context, and the retried write carries it as the actor reported it.
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import type { FlushedAttempt, WaitingReceipt } from '../../machines/events.ts';
+import type { TaskContext } from '../../machines/taskMachine.ts';
 import { MemoryStorage } from '../../src/adapters/memoryStorage.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
 import type { CommitBatch, ScheduleStorage, SessionController, StoredDomain } from '../../src/ports.ts';
@@ -304,5 +308,74 @@ describe('a failed row write after a successful flush', () => {
     await tick(again, 0);
     expect(keysOf(again, 's1')).toEqual([`${task.id}@2030-01-01T08:01:00.000Z`, `${task.id}@2030-01-01T08:01:00.000Z`]);
     expect(await historyOf(again, 's1', task.id)).toHaveLength(1);
+  });
+});
+
+describe('the task actor is the one owner of a receipt waiting for its write', () => {
+  /** The harness with every retried write's outcome and every task actor's latest context recorded. */
+  async function observed() {
+    const clock = createManualClock(T0);
+    const storage = new FlakyStorage(clock);
+    const retried: WaitingReceipt[][] = [];
+    const contexts = new Map<string, TaskContext>();
+    const h = await harness({
+      clock,
+      storage,
+      config: { retry: { initialMs: 60_000, maxMs: 60_000 } },
+      inspect: (inspected) => {
+        const e = inspected as InspectionEvent;
+        if (e.type === '@xstate.event') {
+          const event = e.event as { type: string; flushed?: readonly FlushedAttempt[] };
+          if (event.type !== 'delivery.flushed') return;
+          for (const f of event.flushed ?? []) if (f.outcome.retried !== undefined) retried.push([...f.outcome.retried]);
+        } else if (e.type === '@xstate.snapshot') {
+          const { id } = e.actorRef as AnyActorRef;
+          if (id.startsWith('sch_')) contexts.set(id, (e.snapshot as unknown as { context: TaskContext }).context);
+        }
+      },
+    });
+    return { h, storage, retried, contexts };
+  }
+
+  it('the retried write carries the receipt its task actor holds; an edit made meanwhile is recorded with it', async () => {
+    const { h, storage, retried, contexts } = await observed();
+    const task = await create(h, 's1', { after_seconds: 60, title: 'Before' });
+    storage.failFor(task.id, 1);
+    await tick(h, MINUTE);
+    const held = contexts.get(task.id)?.receipt;
+    expect(held).toMatchObject({ sessionId: 's1', reminder: { id: task.id, messageId: h.sessions.messages('s1')[0]?.messageId } });
+    expect(retried).toEqual([]);
+    // The edit's write succeeds: the waiting receipt is written at once, on the edited row.
+    await h.svc.callTool('s1', 'schedule_update', { id: task.id, title: 'After' });
+    await h.svc.whenIdle();
+    expect(retried).toEqual([[held]]);
+    expect(contexts.get(task.id)?.receipt).toBeUndefined();
+    expect(await entryOf(h, task.id)).toMatchObject({
+      status: 'inactive',
+      record: { title: 'After' },
+      lastDelivery: { messageId: held?.reminder.messageId },
+    });
+    expect(h.sessions.messages('s1')).toHaveLength(1);
+  });
+
+  it('a run now of a task whose run-now receipt waits writes that receipt at once, without delivering it again; the task goes on from the written row', async () => {
+    const { h, storage, retried, contexts } = await observed();
+    const task = await create(h, 's1', { every_seconds: 3600 });
+    await h.svc.remote.trigger({ sessionId: 's1', id: task.id });
+    storage.failFor(task.id, 1);
+    await tick(h, 0); // the run-now delivery; its write fails
+    expect(h.sessions.messages('s1')).toHaveLength(1);
+    expect(contexts.get(task.id)?.receipt).toBeDefined();
+    await h.svc.remote.trigger({ sessionId: 's1', id: task.id });
+    await h.svc.whenIdle();
+    expect(retried).toHaveLength(1);
+    expect(h.sessions.messages('s1')).toHaveLength(1);
+    expect(contexts.get(task.id)?.receipt).toBeUndefined();
+    const entry = await entryOf(h, task.id);
+    expect(entry).toMatchObject({ status: 'active', lastDelivery: { trigger: 'manual' } });
+    expect(entry).not.toHaveProperty('triggeredAt');
+    await tick(h, 60 * MINUTE);
+    expect(keysOf(h, 's1').at(-1)).toBe(`${task.id}@2030-01-01T09:00:00.000Z`);
+    expect(await historyOf(h, 's1', task.id)).toHaveLength(2);
   });
 });
