@@ -1,8 +1,10 @@
 // The change feed on PGlite: the changes one Host publishes in one turn of the event loop reach
 // every listening Host, each as its own change and in order, through one statement; a change
-// naming more ids than one notification holds arrives split; a failed send is reported, never thrown.
+// naming more ids than one notification holds arrives split; a failed send is reported, never thrown;
+// a Host reads what it hears only while something on it subscribes.
 import { changeFeed, type FeedChange } from '../../src/adapters/postgres/changeFeed.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import type { NotificationListener } from '../../src/adapters/postgres/notificationListener.ts';
 import { countingPool } from '../support/countingPool.ts';
 import { waitUntil } from '../support/waitUntil.ts';
 import { pgliteListener, randomSchema, usePglite } from './postgresHarness.ts';
@@ -56,4 +58,32 @@ test('a send that fails is reported to onError and the publish still settles', a
     'A schedule change could not be published (connection refused).',
     'A schedule change could not be published (connection refused).',
   ]);
+});
+
+test('a Host with no subscriber reads none of the changes it hears; one that subscribes reads them from then on', async () => {
+  let deliver: (payload: string) => void = () => undefined;
+  const listen: NotificationListener = async (_channels, onNotification) => {
+    deliver = (payload) => onNotification(`${schema}_changes`, payload);
+    return async () => undefined;
+  };
+  const schema = randomSchema();
+  const errors: unknown[] = [];
+  const feed = changeFeed({ pool: db.pool, schema, listen, onError: (e) => errors.push(e) });
+  await feed.start();
+  try {
+    deliver('not a change');
+    deliver(JSON.stringify({ sessionId: 's1', ids: ['sch_1'] }));
+    expect(errors).toEqual([]);
+    const heard: FeedChange[] = [];
+    const off = feed.subscribe((change) => heard.push(change));
+    deliver(JSON.stringify({ sessionId: 's2', ids: ['sch_2'] }));
+    deliver('not a change');
+    expect(heard).toEqual([{ type: 'schedule/changed', sessionId: 's2', ids: ['sch_2'] }]);
+    expect(errors).toHaveLength(1);
+    off();
+    deliver(JSON.stringify({ sessionId: 's3', ids: ['sch_3'] }));
+    expect(heard).toHaveLength(1);
+  } finally {
+    await feed.stop();
+  }
 });

@@ -112,6 +112,8 @@ export class ChangeFeed {
   }
 
   private receive(payload: string): void {
+    // Every Host hears every change of the schema; one nobody on it subscribes to reads none of them.
+    if (this.listeners.size === 0) return;
     let change: FeedChange;
     try {
       const value = JSON.parse(payload) as { sessionId?: unknown; ids?: unknown };
