@@ -18,7 +18,15 @@ export {
 } from '../adapters/postgres/callRouter.ts';
 export { ChangeFeed, type ChangeFeedOptions, changeFeed, type FeedChange } from '../adapters/postgres/changeFeed.ts';
 export { ClusterHosts, type ClusterHostsOptions, type ClusterView } from '../adapters/postgres/clusterHosts.ts';
-export { guardedPool, isConnectionFailure, type SqlClient, type SqlPool, type SqlResult } from '../adapters/postgres/driver.ts';
+export {
+  guardedPool,
+  isConnectionFailure,
+  type NamedStatement,
+  type SqlClient,
+  type SqlPool,
+  type SqlResult,
+  statementText,
+} from '../adapters/postgres/driver.ts';
 export { checkFence, type LeaseFence, LeaseLostError } from '../adapters/postgres/fence.ts';
 export { MIGRATIONS, type Migration, type MigrationResult, migrate, quoteSchema, SCHEMA_VERSION } from '../adapters/postgres/migrations.ts';
 export { createPgPool, migrateDatabase, type PgPoolOptions } from '../adapters/postgres/pgPool.ts';

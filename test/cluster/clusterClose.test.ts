@@ -3,7 +3,7 @@
 // at every statement the keeper sends while the Host closes (a tick at each point of the close);
 // after `close()` resolves the keeper's pool counts as ended. Across repeated starts and closes
 // nothing is logged, the membership is gone, and the keeper sends nothing after it left.
-import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { type SqlClient, type SqlPool, statementText } from '../../src/adapters/postgres/driver.ts';
 import type { KeeperTimers } from '../../src/adapters/postgres/shardKeeper.ts';
 import { createClusterService } from '../../src/cluster/clusterService.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
@@ -38,7 +38,7 @@ function keeperPoolOf(timers: { fireAll(): void }) {
       const client = await db.pool.connect();
       return {
         query: (text, values) => {
-          state.statements.push(text.trim().split(/\s+/).slice(0, 3).join(' '));
+          state.statements.push(statementText(text).trim().split(/\s+/).slice(0, 3).join(' '));
           if (state.ticking) timers.fireAll();
           return client.query(text, values);
         },

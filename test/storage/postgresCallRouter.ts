@@ -14,7 +14,7 @@ import {
   type NotificationListener,
   poolListener,
 } from '../../src/adapters/postgres/callRouter.ts';
-import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { type NamedStatement, type SqlPool, statementText } from '../../src/adapters/postgres/driver.ts';
 import { migrate } from '../../src/adapters/postgres/migrations.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
 import { randomSchema, run } from './postgresHarness.ts';
@@ -44,11 +44,11 @@ function tracedPool(pool: SqlPool): { pool: SqlPool; statements: { text: string;
       connect: async () => {
         const client = await pool.connect();
         return {
-          query: async (text: string, values?: readonly unknown[]) => {
+          query: async (statement: string | NamedStatement, values?: readonly unknown[]) => {
             inFlight++;
             try {
-              const result = await client.query(text, values);
-              statements.push({ text, rows: result.rows.length });
+              const result = await client.query(statement, values);
+              statements.push({ text: statementText(statement), rows: result.rows.length });
               return result;
             } finally {
               inFlight--;

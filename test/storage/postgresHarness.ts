@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { NotificationListener } from '../../src/adapters/postgres/callRouter.ts';
-import type { SqlClient, SqlPool, SqlResult } from '../../src/adapters/postgres/driver.ts';
+import { type NamedStatement, type SqlClient, type SqlPool, type SqlResult, statementText } from '../../src/adapters/postgres/driver.ts';
 import { migrate } from '../../src/adapters/postgres/migrations.ts';
 import { type PostgresStorageOptions, postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { encodeDocument } from '../../src/domain/codec/index.ts';
@@ -37,8 +37,11 @@ export function pglitePool(db: PGlite): SqlPool {
       await previous;
       let released = false;
       const client: SqlClient = {
-        query: async (text: string, values?: readonly unknown[]): Promise<SqlResult> => {
+        query: async (statement: string | NamedStatement, given?: readonly unknown[]): Promise<SqlResult> => {
           if (released) throw new Error('query on a released PGlite client');
+          // PGlite prepares every parameterised query itself: a named statement runs as its text.
+          const text = statementText(statement);
+          const values = typeof statement === 'string' ? given : statement.values;
           if (values === undefined || values.length === 0) {
             const results = await db.exec(text);
             const last = results.at(-1);

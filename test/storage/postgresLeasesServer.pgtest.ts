@@ -6,7 +6,7 @@
 // without pause while another takes its shard over: no commit that began after the takeover is
 // written, and every refused one wrote nothing.
 import type pg from 'pg';
-import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { type NamedStatement, type SqlPool, statementText } from '../../src/adapters/postgres/driver.ts';
 import { checkFence } from '../../src/adapters/postgres/fence.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { fenceEpochs, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
@@ -119,10 +119,11 @@ describe('fenced commits on the server: the lease lock', () => {
         const client = await wide.connect();
         client.on('error', () => undefined);
         return {
-          query: async (text: string, values?: readonly unknown[]) => {
+          query: async (statement: string | NamedStatement, values?: readonly unknown[]) => {
+            const text = statementText(statement);
             sent.push(text.split('\n')[0] ?? '');
             if (text.trimStart().startsWith('insert into')) await sleep(3_000);
-            return client.query(text, values as unknown[]);
+            return typeof statement === 'string' ? client.query(text, values as unknown[]) : client.query(statement as never);
           },
           release: (error?: Error | boolean) => client.release(error),
         };

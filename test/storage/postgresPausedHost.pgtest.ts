@@ -5,7 +5,7 @@
 // after its commit's (or allocation's) statement ran, before it hears the answer, while the second
 // one commits and allocates, and the first one's connection is shown to be idle, not in a transaction.
 import pg from 'pg';
-import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { type SqlClient, type SqlPool, statementText } from '../../src/adapters/postgres/driver.ts';
 import { type PostgresStorage, postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { fenceEpochs, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { usePostgresServer } from '../support/postgresServer.ts';
@@ -24,11 +24,11 @@ function pausingPool(applicationName: string): SqlPool & { holdAfterNext(which: 
   let open: () => void = () => undefined;
   return {
     connect: async (): Promise<SqlClient> => {
-      const client = await pool.connect();
+      const client = await (pool as unknown as SqlPool).connect();
       return {
         query: async (text, values) => {
-          const result = await client.query(text, values as unknown[] | undefined);
-          if (armed?.test(text)) {
+          const result = await client.query(text, values);
+          if (armed?.test(statementText(text))) {
             armed = undefined;
             reached();
             await gate;

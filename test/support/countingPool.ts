@@ -2,7 +2,7 @@
 // one message to the server and one wait for its answer (node-postgres sends a client's next query
 // only once the previous one is answered, and a text of several statements without parameters is
 // still one message). Counts are deterministic where times are not, so tests assert them.
-import type { SqlClient, SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { type SqlClient, type SqlPool, statementText } from '../../src/adapters/postgres/driver.ts';
 
 /** One statement sent through a {@link countingPool}. */
 export interface SentStatement {
@@ -31,7 +31,7 @@ export function countingPool(pool: SqlPool): CountingPool {
       const client = await pool.connect();
       const counted: SqlClient = {
         query: (text, values) => {
-          sent.push({ text: text.replace(/\s+/g, ' ').trim() });
+          sent.push({ text: statementText(text).replace(/\s+/g, ' ').trim() });
           return client.query(text, values);
         },
         release: (error) => client.release(error),

@@ -9,9 +9,10 @@
 // number sequence, or that forget and remember the same call, take the transaction of several
 // statements instead (see postgresStorage.ts).
 
+import { createHash } from 'node:crypto';
 import { shardOf } from '../../domain/tasks/sessionShard.ts';
 import type { PreparedBatch } from '../domainState.ts';
-import type { SqlClient } from './driver.ts';
+import type { NamedStatement, SqlClient } from './driver.ts';
 import type { LeaseFence } from './fence.ts';
 import type { StoredRowColumns } from './rowColumns.ts';
 
@@ -176,4 +177,28 @@ export async function takenId(client: SqlClient, q: string, columns: readonly St
     [columns.map((c) => c.id), columns.map((c) => c.sessionId)],
   );
   return String(found.rows[0]?.id ?? '?');
+}
+
+/** Names given so far, by statement text. */
+const statementNames = new Map<string, string>();
+/**
+ * The most statement texts named in one process. A commit's text depends only on which parts its
+ * batch has (its guard, deletes, puts, calls) and its schema, not on its rows, so a process sees a
+ * few dozen; past the bound a statement is sent unnamed.
+ */
+const MAX_NAMED = 256;
+
+/**
+ * The statement as a named one, so a connection has the server parse and plan it once. The name is
+ * a digest of the text: storages sharing a pool (a cluster Host's shards) and connections never
+ * give one name two texts.
+ */
+export function namedStatement(statement: CommitStatement): NamedStatement | undefined {
+  let name = statementNames.get(statement.text);
+  if (name === undefined) {
+    if (statementNames.size >= MAX_NAMED) return undefined;
+    name = `agent_schedule_${createHash('sha256').update(statement.text).digest('hex').slice(0, 32)}`;
+    statementNames.set(statement.text, name);
+  }
+  return { name, text: statement.text, values: statement.values };
 }

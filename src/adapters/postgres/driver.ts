@@ -10,12 +10,27 @@ export interface SqlResult {
   readonly rowCount: number | null;
 }
 
+/**
+ * A statement the server parses and plans once per connection and then only executes: node-postgres
+ * prepares `query({ name, text, values })` the first time a connection sees `name`, and afterwards
+ * sends only the name and the values.
+ */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+  readonly values?: readonly unknown[];
+}
+
 /** One checked-out connection (a node-postgres `PoolClient`). */
 export interface SqlClient {
-  query(text: string, values?: readonly unknown[]): Promise<SqlResult>;
+  /** Runs `text` with `values` as its parameters, or a named statement with its own values. */
+  query(text: string | NamedStatement, values?: readonly unknown[]): Promise<SqlResult>;
   /** Returns the connection to its pool; with an error (or `true`) the pool discards it. */
   release(error?: Error | boolean): void;
 }
+
+/** The text of a statement, named or not. */
+export const statementText = (statement: string | NamedStatement): string => (typeof statement === 'string' ? statement : statement.text);
 
 /** What the storage needs of a connection pool (a node-postgres `Pool` has it). */
 export interface SqlPool {

@@ -24,7 +24,7 @@ import type { TaskRow } from '../../domain/tasks/types.ts';
 import { formatInstant } from '../../domain/time/instant.ts';
 import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
-import { type CommitGuard, commitStatement, fitsOneStatement, TAKEN_ID_STATE, takenId } from './commitStatement.ts';
+import { type CommitGuard, commitStatement, fitsOneStatement, namedStatement, TAKEN_ID_STATE, takenId } from './commitStatement.ts';
 import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, watchPoolErrors } from './driver.ts';
 import { checkFence, checkLeases, FENCE_IDLE_TIMEOUT_MS, fenceEpochsNow, type LeaseFence } from './fence.ts';
 import { migrate, quoteSchema } from './migrations.ts';
@@ -54,6 +54,12 @@ export interface PostgresStorageOptions {
   readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number };
   /** Client-side limit on one statement of the own pool, in ms (default 30000); past it the outcome is uncertain. */
   readonly queryTimeoutMs?: number;
+  /**
+   * Whether commits are sent as named prepared statements (default true): each connection has the
+   * server parse and plan a commit's statement once. Set false behind a pooler that cannot keep
+   * prepared statements between transactions (PgBouncer in transaction mode before 1.21).
+   */
+  readonly preparedStatements?: boolean;
   /**
    * Fenced commits: each commit checks, in its transaction and before writing, that `hostId`
    * holds the lease of every shard the batch touches (its puts' Sessions, its deletes' rows) at
@@ -389,7 +395,8 @@ export class PostgresStorage implements ScheduleStorage {
     const statement = commitStatement(this.quoted, batch, columns, guard);
     let result: Awaited<ReturnType<SqlClient['query']>>;
     try {
-      result = await client.query(statement.text, statement.values);
+      const named = this.options.preparedStatements === false ? undefined : namedStatement(statement);
+      result = named === undefined ? await client.query(statement.text, statement.values) : await client.query(named);
     } catch (error) {
       if ((error as { code?: unknown }).code === TAKEN_ID_STATE) {
         const taken = await takenId(client, this.quoted, columns);

@@ -5,7 +5,7 @@
 // (one statement sequence at a time, in call order). A caller that releases it as broken, or an
 // error the connection raises while it waits between uses (its socket closed), makes the next
 // caller check out a fresh one; `end()` hands it back to the pool and never ends the pool.
-import type { SqlClient, SqlPool, SqlResult } from './driver.ts';
+import type { NamedStatement, SqlClient, SqlPool, SqlResult } from './driver.ts';
 
 /** A {@link SqlPool} over one connection of `pool`, checked out on first use and held until `end()`. */
 export function reservedConnection(pool: SqlPool): SqlPool {
@@ -69,7 +69,7 @@ export function reservedConnection(pool: SqlPool): SqlPool {
       }
       let released = false;
       return {
-        query: (text: string, values?: readonly unknown[]): Promise<SqlResult> => {
+        query: (text: string | NamedStatement, values?: readonly unknown[]): Promise<SqlResult> => {
           if (released) return Promise.reject(new Error('query on a released connection'));
           return client.query(text, values);
         },
