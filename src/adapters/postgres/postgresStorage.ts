@@ -29,7 +29,7 @@ import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, watchPoolE
 import { checkFence, checkLeases, FENCE_IDLE_TIMEOUT_MS, fenceEpochsNow, type LeaseFence } from './fence.ts';
 import { migrate, quoteSchema } from './migrations.ts';
 import { createPgPool } from './pgPool.ts';
-import { encodeStoredRow } from './rowColumns.ts';
+import { encodeStoredRow, type StoredRowColumns } from './rowColumns.ts';
 import { checkHostId, MAX_LEASE_MS } from './shardLeases.ts';
 import { DEFAULT_OWNER_LEASE_MS, StorageOwner } from './storageOwner.ts';
 import type { TaskNumberBlocks } from './taskNumberBlocks.ts';
@@ -314,18 +314,21 @@ export class PostgresStorage implements ScheduleStorage {
       return Promise.reject(new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is not open.`));
     }
     let prepared: PreparedBatch;
+    let columns: StoredRowColumns[];
     try {
       prepared = prepareBatch(batch);
-      for (const row of prepared.puts) encodeStoredRow(row);
+      // Encoded before the commit queues: a row the columns refuse fails the commit, nothing sent.
+      columns = prepared.puts.map(encodeStoredRow);
     } catch (error) {
       return Promise.reject(error);
     }
-    const result = this.tail.then(() => this.write(prepared));
+    const result = this.tail.then(() => this.write(prepared, columns));
     this.tail = result.catch(() => undefined);
     return result;
   }
 
-  private async write(batch: PreparedBatch): Promise<void> {
+  /** Writes `batch`, whose puts encode to `columns`. */
+  private async write(batch: PreparedBatch, columns: readonly StoredRowColumns[]): Promise<void> {
     if (Date.now() < this.retryAt) {
       throw new ScheduleError(
         'persistence_uncertain',
@@ -340,7 +343,7 @@ export class PostgresStorage implements ScheduleStorage {
       // Read once the connection is there, right before the statements that check them.
       const epochs = fence === undefined ? undefined : fenceEpochsNow(fence);
       if (this.oneStatement(batch)) {
-        await this.writeOne(client, batch, epochs);
+        await this.writeOne(client, batch, columns, epochs);
         this.failures = 0;
         this.retryAt = 0;
         return;
@@ -352,7 +355,7 @@ export class PostgresStorage implements ScheduleStorage {
           : `begin; set local idle_in_transaction_session_timeout = ${fence.idleTimeoutMs ?? FENCE_IDLE_TIMEOUT_MS}`,
       );
       try {
-        await this.writeStatements(client, batch, epochs);
+        await this.writeStatements(client, batch, columns, epochs);
       } catch (error) {
         // A connection that cannot roll back is not given back to the pool as it is.
         if (!isConnectionFailure(error)) await client.query('rollback').catch((cause: unknown) => (broken = new Error(reasonOf(cause))));
@@ -383,9 +386,13 @@ export class PostgresStorage implements ScheduleStorage {
   }
 
   /** Writes `batch` in one statement, its own transaction (see commitStatement.ts). */
-  private async writeOne(client: SqlClient, batch: PreparedBatch, epochs: ReadonlyMap<number, number> | undefined): Promise<void> {
+  private async writeOne(
+    client: SqlClient,
+    batch: PreparedBatch,
+    columns: readonly StoredRowColumns[],
+    epochs: ReadonlyMap<number, number> | undefined,
+  ): Promise<void> {
     const fence = this.options.fence;
-    const columns = batch.puts.map(encodeStoredRow);
     const guard: CommitGuard =
       fence !== undefined && epochs !== undefined
         ? { kind: 'fence', fence, epochs }
@@ -426,9 +433,13 @@ export class PostgresStorage implements ScheduleStorage {
     );
   }
 
-  private async writeStatements(client: SqlClient, batch: PreparedBatch, epochs: ReadonlyMap<number, number> | undefined): Promise<void> {
+  private async writeStatements(
+    client: SqlClient,
+    batch: PreparedBatch,
+    columns: readonly StoredRowColumns[],
+    epochs: ReadonlyMap<number, number> | undefined,
+  ): Promise<void> {
     const q = this.quoted;
-    const columns = batch.puts.map(encodeStoredRow);
     // A fenced commit records, in each row it writes, the Host and the lease epoch it wrote under.
     let writer: { readonly hostId: string; readonly epochs: ReadonlyMap<number, number> } | undefined;
     if (this.options.fence === undefined) {
