@@ -127,6 +127,7 @@ export type {
   JoinedCluster,
   Logger,
   MemberPorts,
+  OpenRequest,
   ScheduleAgent,
   ScheduleHealth,
   ScheduleLevels,
@@ -134,6 +135,7 @@ export type {
   ScheduleStorage,
   SessionController,
   StoredDomain,
+  StoredRest,
 } from './ports.ts';
 export type { RetryPolicy } from './runtime/config.ts';
 export type { LegacyNote } from './runtime/legacyNote.ts';

@@ -80,6 +80,37 @@ export interface StoredDomain {
   readonly tzdata?: string;
   /** Remembered calls of idempotent requests (SPEC §15), oldest first; absent when there are none. */
   readonly calls?: readonly RememberedCall[];
+  /**
+   * Present when `tasks` is only part of the domain (the open was asked for the rows due soon and
+   * the storage can answer queries): the rest stays stored and is read on demand.
+   */
+  readonly rest?: StoredRest;
+}
+
+/** What an open is asked for (`ScheduleStorage.open`); a storage may read more. */
+export interface OpenRequest {
+  /**
+   * Read the active rows due before this instant (epoch ms) and leave the rest stored, to be read
+   * through `StoredDomain.rest`. A storage that cannot answer queries reads every row (and then
+   * has no `rest`).
+   */
+  readonly dueBefore?: number;
+}
+
+/**
+ * The rows an open left in storage. Each read answers the rows as stored now, checked as strictly
+ * as an open checks them (a row that does not decode rejects with `corrupt_schedule_log`); a read
+ * the database could not answer rejects with `persistence_uncertain`.
+ */
+export interface StoredRest {
+  /** Every active row due before this instant (epoch ms) was read at open. */
+  readonly readUntil: number;
+  /** Every row, active or not, of these Sessions. */
+  sessions(sessionIds: readonly string[]): Promise<readonly TaskRow[]>;
+  /** The active rows due at or after `from` and before `until` (epoch ms). */
+  due(from: number, until: number): Promise<readonly TaskRow[]>;
+  /** Every row. */
+  all(): Promise<readonly TaskRow[]>;
 }
 
 /** One atomic change to the domain: rows to write (by record id) and ids to remove. */
@@ -102,7 +133,7 @@ export interface CommitBatch {
  * is not (never reported as success); `close` makes `schedule.json` hold the whole domain.
  */
 export interface ScheduleStorage {
-  open(): Promise<StoredDomain>;
+  open(request?: OpenRequest): Promise<StoredDomain>;
   commit(batch: CommitBatch): Promise<void>;
   close(): Promise<void>;
   /**

@@ -5,7 +5,8 @@
 // its Session's state. The one exception is a wake the timer queued for the end of the current
 // turn (a parked task's retry after a commit, a waiting receipt's write); while one is queued the
 // state is read again at the end of that turn. Pending timers are not work: a service waiting for
-// its next target is idle. The states are read again whenever the supervisor takes an event — and
+// its next target is idle. A read of stored rows ahead of their horizon is work no actor shows; the
+// runtime counts it as busy and asks for a recheck when it ends. The states are read again whenever the supervisor takes an event — and
 // every change of a Session's attempt is one (the flushed outcome, its settle, a failure) — one
 // microtask later, once the cascade of sends that event started has run.
 import type { AnyActorRef, Subscription } from 'xstate';
@@ -29,6 +30,11 @@ export class IdleWatch {
       this.watch();
       this.schedule();
     });
+  }
+
+  /** Work the actors' states do not show (a read of stored rows) has ended: the states are read again. */
+  recheck(): void {
+    this.schedule();
   }
 
   private watch(): void {

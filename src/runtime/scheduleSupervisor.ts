@@ -19,7 +19,7 @@ import {
   supervisorMachine,
   type TimerEvent,
 } from '../../machines/supervisorMachine.ts';
-import type { Clock, Logger, ScheduleLevels, ScheduleStorage, SessionController } from '../ports.ts';
+import type { Clock, Logger, ScheduleLevels, ScheduleStorage, SessionController, StoredRest } from '../ports.ts';
 import { clusterMember } from './clusterMember.ts';
 import { type ResolvedConfig, resolveConfig } from './config.ts';
 import { deliverBatch } from './deliveryAttempt.ts';
@@ -28,6 +28,7 @@ import { IdleWatch, type Quiet } from './idleWatch.ts';
 import { InDoubtCalls } from './inDoubtCalls.ts';
 import { Limiter } from './limiter.ts';
 import { type MetricsReporter, metricsReporter } from './metricsReporter.ts';
+import { RestReader, readAheadMs } from './restReader.ts';
 import { Scheduler } from './scheduler.ts';
 import { type ActorReader, runSlot, type SlotRunnerDeps } from './slotRunner.ts';
 import { consoleLogger, isSupervisorInput } from './supervisorInput.ts';
@@ -75,10 +76,13 @@ export class ScheduleRuntime implements SupervisorRuntime {
   readonly summary: DeliverySummary;
   /** Ends the metrics port's reading of this supervisor's levels (while the timer runs). */
   private unobserve: (() => void) | null = null;
+  /** The rows the open left in storage (absent when it read every row). */
+  readonly rest: RestReader | undefined;
 
   constructor(
     readonly ports: Ports,
     readonly table: TaskTable,
+    rest?: StoredRest,
   ) {
     this.restores = new Limiter(ports.config.maxConcurrentRestores);
     this.summary = new DeliverySummary(ports.clock, ports.logger, ports.config.deliverySummaryIntervalMs);
@@ -96,7 +100,21 @@ export class ScheduleRuntime implements SupervisorRuntime {
       onActivate: (rows) => this.sink?.({ type: 'tasks.activate', rows }),
       onFailing: (id) => table.noteFailing(id),
       onAttemptFailed: (stage, reminders) => ports.metrics.attemptFailed(stage, reminders),
+      onReadDue: (now) => this.rest?.readDue(now),
     });
+    const horizonMs = ports.config.passivationHorizonMs;
+    this.rest =
+      rest === undefined || horizonMs === null
+        ? undefined
+        : new RestReader({
+            rest,
+            table,
+            scheduler: this.scheduler,
+            clock: ports.clock,
+            logger: ports.logger,
+            horizonMs,
+            settled: () => this.idle.recheck(),
+          });
   }
 
   /**
@@ -149,8 +167,8 @@ export class ScheduleRuntime implements SupervisorRuntime {
 
   get slotDeps(): SlotRunnerDeps {
     const { storage, clock, logger, config, metrics } = this.ports;
-    const { table, scheduler, actors, inDoubt, summary } = this;
-    return { table, storage, clock, logger, config, scheduler, actors, inDoubt, summary, metrics };
+    const { table, scheduler, actors, inDoubt, summary, rest } = this;
+    return { table, storage, clock, logger, config, scheduler, actors, inDoubt, summary, metrics, ...(rest === undefined ? {} : { rest }) };
   }
 
   get retry(): ResolvedConfig['retry'] {
@@ -185,7 +203,7 @@ export class ScheduleRuntime implements SupervisorRuntime {
     const snapshot = supervisor.getSnapshot();
     if (snapshot.status !== 'active' || snapshot.matches('closed')) return 'idle';
     if (!snapshot.matches({ running: 'idle' }) || snapshot.context.queue.size > 0) return 'busy';
-    if (this.scheduler.handingOut || anyAttemptInFlight(supervisor)) return 'busy';
+    if (this.scheduler.handingOut || anyAttemptInFlight(supervisor) || this.rest?.reading === true) return 'busy';
     return this.scheduler.wakeQueued ? 'soon' : 'idle';
   }
 
@@ -247,10 +265,14 @@ const openDomainWith = (defaults: DefaultPorts) =>
       config,
       metrics: metricsReporter(input.metrics, logger),
     };
-    const table = new TaskTable(await storage.open());
+    // While tasks passivate, only the rows due soon need be read; a storage that answers queries
+    // leaves the rest stored until a call or the approaching horizon needs them.
+    const horizon = config.passivationHorizonMs;
+    const domain = await storage.open(horizon === null ? undefined : { dueBefore: ports.clock.now() + readAheadMs(horizon) });
+    const table = new TaskTable(domain);
     // Both read only the active rows of the table's own iteration (inactive ones are skipped).
     warnOfDriftAtOpen(table.allRows(), table.tzdata, ports.logger);
-    const runtime = new ScheduleRuntime(ports, table);
+    const runtime = new ScheduleRuntime(ports, table, domain.rest);
     // Every active row is queued; only those due within the passivation horizon get an actor now.
     const activeRows = runtime.scheduler.trackRestored(table.allRows());
     return { activeRows, runtime };

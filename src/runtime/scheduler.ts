@@ -98,6 +98,8 @@ export interface SchedulerOptions {
   readonly onActivate: (rows: readonly TaskRow[]) => void;
   /** Hears of each task whose actor took a failure (the counts per state keep it as failing). */
   readonly onFailing?: (id: string) => void;
+  /** The time set by `readRestAt` has come: the rows left in storage that fall due soon are to be read. */
+  readonly onReadDue?: (now: number) => void;
   /** Hears of each failed attempt that left tasks retrying or parked: its stage and how many (the metrics). */
   readonly onAttemptFailed?: (stage: FailureStage, reminders: number) => void;
 }
@@ -144,6 +146,8 @@ export class Scheduler {
    * them is in the queue or in `parked`.
    */
   private readonly parkedTaken = new Set<string>();
+  /** When the rows left in storage are next read by due time (`readRestAt`), or null. */
+  private readAt: number | null = null;
   /** The event loop's turn that hands out the next Sessions (while some wait). */
   private turn: ReturnType<typeof setImmediate> | null = null;
 
@@ -221,6 +225,33 @@ export class Scheduler {
       this.activations.set(id, due - horizon);
     }
     return true;
+  }
+
+  /**
+   * Rows read from storage after the open, none of them known yet: each active one is placed as
+   * a committed row is, and those due within the horizon are handed out to be spawned at once.
+   */
+  trackRead(rows: readonly TaskRow[]): void {
+    const spawned: TaskRow[] = [];
+    for (const row of rows) {
+      if (row.status !== 'active') continue;
+      const id = row.record.id;
+      const due = dueAtMs(row);
+      if (this.place(id, due)) continue;
+      if (due !== undefined) this.queue.set(id, due);
+      spawned.push(row);
+    }
+    if (spawned.length > 0) this.options.onActivate(spawned);
+    this.rearm();
+  }
+
+  /**
+   * The rows left in storage are next read by due time at `at` (epoch ms; null: never): the timer,
+   * at its next arming, wakes for it as for a due task, and the wake asks for the read
+   * (`onReadDue`) first.
+   */
+  readRestAt(at: number | null): void {
+    this.readAt = at;
   }
 
   /** True when the active task is kept only as its row (no actor). */
@@ -402,7 +433,9 @@ export class Scheduler {
     if (this.stopped) return;
     const due = this.taking === null ? this.queue.peek() : undefined;
     const activation = this.activations.peek();
-    const earliest = due === undefined ? activation : activation === undefined ? due : Math.min(due, activation);
+    const queued = due === undefined ? activation : activation === undefined ? due : Math.min(due, activation);
+    const read = this.readAt ?? undefined;
+    const earliest = queued === undefined ? read : read === undefined ? queued : Math.min(queued, read);
     if (earliest === undefined) {
       this.cancel();
       return;
@@ -449,6 +482,10 @@ export class Scheduler {
    */
   private wake(kicked: boolean): void {
     const now = this.options.clock.now();
+    if (this.readAt !== null && this.readAt <= now) {
+      this.readAt = null;
+      this.options.onReadDue?.(now);
+    }
     this.activate(this.activations.takeDue(now));
     const due = (this.queue.peek() ?? Number.POSITIVE_INFINITY) <= now;
     if ((due || kicked) && this.parked.size > 0) {

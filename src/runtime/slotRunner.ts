@@ -10,10 +10,18 @@
 // task actors, which hold them and report them with their wakes: their write is retried, not their
 // delivery; any successful write retries them at once. A failure write (the failure statuses task actors took, stored with their
 // rows) leaves the timer's queue as the actors set it.
-import type { ActorEffect, CommandOutcome, FailureCause, MailboxCommand, Operation, ScheduleReplyBody } from '../../machines/events.ts';
+import type {
+  ActorEffect,
+  CommandOutcome,
+  FailureCause,
+  MailboxCommand,
+  Operation,
+  ReplyValue,
+  ScheduleReplyBody,
+} from '../../machines/events.ts';
 import { rejected } from '../../machines/scheduleReply.ts';
 import { isPlainObject } from '../domain/args/argShape.ts';
-import { INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
+import { type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
 import { checkCallId, isIdempotentOperation } from '../domain/tasks/rememberedCalls.ts';
 import type { DeliveryFailure } from '../domain/tasks/types.ts';
 import { planBulkBatch } from '../planning/bulkPlans.ts';
@@ -22,6 +30,7 @@ import { mergeDeliveryPlans, planDeliveryCommit, receiptFailures, taskFailures }
 import { planFailureWrite } from '../planning/failureWrite.ts';
 import { planIdempotent } from '../planning/idempotentPlans.ts';
 import type { SlotContext } from '../planning/mutations.ts';
+import { rowsNeeded, unreadAnswer } from '../planning/readScope.ts';
 import { planRemote, planSessionActivity, planSessionStop } from '../planning/remotePlans.ts';
 import {
   type CreatePlan,
@@ -39,6 +48,7 @@ import type { ResolvedConfig } from './config.ts';
 import type { DeliverySummary } from './deliverySummary.ts';
 import type { InDoubtCalls } from './inDoubtCalls.ts';
 import type { MetricsReporter } from './metricsReporter.ts';
+import type { RestReader } from './restReader.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { TaskTable } from './taskTable.ts';
 import { currentTzdata } from './tzdataVersion.ts';
@@ -65,6 +75,8 @@ export interface SlotRunnerDeps {
   readonly summary: DeliverySummary;
   /** Hears each storage write's duration and each committed delivery's lateness. */
   readonly metrics: MetricsReporter;
+  /** The rows the open left in storage, read before a slot that needs them (absent when the open read every row). */
+  readonly rest?: RestReader;
 }
 
 const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
@@ -75,11 +87,16 @@ function unexpected(deps: SlotRunnerDeps, op: Operation, error: unknown): Schedu
   return new ScheduleError('internal_error', INTERNAL_ERROR_MESSAGE, { cause: error });
 }
 
-/** The answer to a refused or failed request, shaped for the kind of call. */
-function failureReply(deps: SlotRunnerDeps, op: Operation, error: unknown): ScheduleReplyBody {
+/** The answer to a refused or failed request, shaped for the kind of call (by `shape`, for a call answered with a value). */
+function failureReply(
+  deps: SlotRunnerDeps,
+  op: Operation,
+  error: unknown,
+  shape: (op: Operation, failure: Failure) => ReplyValue = (_op, failure) => failure,
+): ScheduleReplyBody {
   const scheduleError = error instanceof ScheduleError ? error : unexpected(deps, op, error);
   if (op.kind === 'archive.activity' || op.kind === 'archive.stop' || op.kind === 'delivery.commit') return rejected(scheduleError);
-  return resolved(scheduleError.toFailure());
+  return resolved(shape(op, scheduleError.toFailure()));
 }
 
 /**
@@ -410,11 +427,29 @@ function readyPlan(slot: SlotPlan): ReadyPlan {
   return slot;
 }
 
+/**
+ * Brings the rows the slot's calls read into the table, when the open left them in storage;
+ * answers each call with the read's error when it fails (nothing else happens).
+ */
+async function readNeeded(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<CommandOutcome | undefined> {
+  const need = deps.rest === undefined ? undefined : rowsNeeded(commands.map((c) => c.operation));
+  if (need === undefined) return undefined;
+  try {
+    await deps.rest?.read(need);
+    return undefined;
+  } catch (error) {
+    const replies = commands.map((c) => failureReply(deps, c.operation, error, unreadAnswer));
+    return { ...replyOnly(replies[0] ?? resolved(null)), replies };
+  }
+}
+
 /** Runs the commands of one slot (one call, a run of delivery commits or a run of creates); never rejects. */
 export async function runSlot(deps: SlotRunnerDeps, commands: readonly MailboxCommand[]): Promise<CommandOutcome> {
   const first = commands[0];
   try {
     if (first === undefined) return replyOnly(resolved(null));
+    const unread = await readNeeded(deps, commands);
+    if (unread !== undefined) return unread;
     if (commands.length === 1) return await runCommand(deps, first);
     if (isCreate(first.operation)) return await runCreates(deps, commands);
     const now = deps.clock.now();

@@ -31,6 +31,10 @@ export class TaskTable implements TaskRows {
   private readonly calls = new Map<string, RememberedCall>();
   /** The counts per state, kept as rows are put and removed. */
   private tally = new StateTally();
+  /** Reads of stored rows under way (`beginRead`). */
+  private reads = 0;
+  /** Ids removed while a read of stored rows was under way: that read found them before their removal. */
+  private removedDuringReads: Set<string> | null = null;
 
   constructor(domain: StoredDomain) {
     this.counter = domain.nextTaskNumber;
@@ -183,6 +187,31 @@ export class TaskTable implements TaskRows {
     return this.calls.values();
   }
 
+  /** A read of rows left in storage begins: rows removed until it ends are not brought back by it. */
+  beginRead(): void {
+    this.reads++;
+    this.removedDuringReads ??= new Set();
+  }
+
+  /**
+   * A read of rows left in storage ends: adds those the table does not hold (a row it holds is
+   * as new as the stored one or newer, and a row removed during the read stays removed), and
+   * answers the rows added. `rows` is undefined when the read failed.
+   */
+  endRead(rows: readonly TaskRow[] | undefined): TaskRow[] {
+    const added: TaskRow[] = [];
+    const removed = this.removedDuringReads;
+    for (const row of rows ?? []) {
+      const id = row.record.id;
+      if (this.rows.get(id) !== undefined || removed?.has(id) === true) continue;
+      this.put(row);
+      added.push(row);
+    }
+    this.reads--;
+    if (this.reads === 0) this.removedDuringReads = null;
+    return added;
+  }
+
   /** Applies a batch storage has acknowledged. */
   apply(batch: CommitBatch): void {
     for (const id of batch.deletes) this.remove(id);
@@ -214,6 +243,7 @@ export class TaskTable implements TaskRows {
     if (row === undefined) return;
     this.tally.change(row, undefined);
     this.rows.delete(id);
+    this.removedDuringReads?.add(id);
     this.unindex(row);
   }
 

@@ -3,6 +3,7 @@
 // per schema. The same suites run against a real server in `npm run test:postgres`.
 import { describeStorageConformance } from './conformance.ts';
 import { postgresHarness, usePglite } from './postgresHarness.ts';
+import { describeReadOnDemand } from './postgresOnDemand.ts';
 import { describePostgresOwner } from './postgresOwner.ts';
 import { describePostgresBehaviour } from './postgresShared.ts';
 
@@ -14,3 +15,4 @@ describeStorageConformance(
 );
 describePostgresBehaviour('PGlite', () => ({ pool: db.pool, admin: db.pool, schemas: db.schemas }));
 describePostgresOwner('PGlite', () => ({ pool: db.pool, admin: db.pool, schemas: db.schemas }));
+describeReadOnDemand('PGlite', () => ({ pool: db.pool, admin: db.pool, schemas: db.schemas }));

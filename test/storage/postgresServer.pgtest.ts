@@ -9,6 +9,7 @@ import { usePostgresServer } from '../support/postgresServer.ts';
 import { describeStorageConformance } from './conformance.ts';
 import { row } from './fixtures.ts';
 import { postgresHarness, randomSchema, run, SERVER_URL } from './postgresHarness.ts';
+import { describeReadOnDemand } from './postgresOnDemand.ts';
 import { describePostgresOwner } from './postgresOwner.ts';
 import { startProxy } from './postgresProxy.ts';
 import { describePostgresBehaviour } from './postgresShared.ts';
@@ -25,6 +26,7 @@ describeStorageConformance(
 );
 describePostgresBehaviour('the server', () => ({ pool: admin, admin, schemas }));
 describePostgresOwner('the server', () => ({ pool: admin, admin, schemas }));
+describeReadOnDemand('the server', () => ({ pool: admin, admin, schemas }));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -15,14 +15,13 @@
 // their rows.
 import { decodeRememberedCall } from '../../domain/codec/calls.ts';
 import { decodeTzdata, nextTaskNumberAfter } from '../../domain/codec/index.ts';
-import { decodeRow } from '../../domain/codec/row.ts';
 import { corrupt } from '../../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../../domain/errors.ts';
 import type { RememberedCall } from '../../domain/tasks/rememberedCalls.ts';
 import { SHARDS, shardOf } from '../../domain/tasks/sessionShard.ts';
 import type { TaskRow } from '../../domain/tasks/types.ts';
 import { formatInstant } from '../../domain/time/instant.ts';
-import type { CommitBatch, ScheduleStorage, StoredDomain } from '../../ports.ts';
+import type { CommitBatch, OpenRequest, ScheduleStorage, StoredDomain, StoredRest } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
 import { type CommitGuard, commitStatement, fitsOneStatement, namedStatement, TAKEN_ID_STATE, takenId } from './commitStatement.ts';
 import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, watchPoolErrors } from './driver.ts';
@@ -32,6 +31,7 @@ import { createPgPool } from './pgPool.ts';
 import { encodeStoredRow, type StoredRowColumns } from './rowColumns.ts';
 import { checkHostId, MAX_LEASE_MS } from './shardLeases.ts';
 import { DEFAULT_OWNER_LEASE_MS, StorageOwner } from './storageOwner.ts';
+import { type RowFilter, readRows } from './storedRows.ts';
 import type { TaskNumberBlocks } from './taskNumberBlocks.ts';
 
 /** The schema used when none is given. */
@@ -73,6 +73,12 @@ export interface PostgresStorageOptions {
    * not limited by it (a fence checks their shards). Without it `open` reads every row.
    */
   readonly shards?: readonly number[] | (() => readonly number[]);
+  /**
+   * Whether an open asked for the rows due soon (as the service asks while passivation is on)
+   * reads only those and leaves the rest to be read on demand (default true). False reads every
+   * row at open.
+   */
+  readonly readOnDemand?: boolean;
   /**
    * Without a fence: how long this storage's claim on the schema lasts without renewal, in ms
    * (default 15000; renewed by every commit and every third of it). A Host that dies on another
@@ -163,11 +169,11 @@ export class PostgresStorage implements ScheduleStorage {
    *   `SchemaLockedError` (`storage_locked`, naming the holder) when another storage without a
    *   fence writes the schema.
    */
-  async open(): Promise<StoredDomain> {
+  async open(request?: OpenRequest): Promise<StoredDomain> {
     if (this.phase !== 'closed')
       throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is already open.`);
     this.phase = 'opening';
-    const loading = this.load();
+    const loading = this.load(request);
     this.opening = loading.catch(() => undefined);
     try {
       const domain = await loading;
@@ -182,7 +188,7 @@ export class PostgresStorage implements ScheduleStorage {
     }
   }
 
-  private async load(): Promise<StoredDomain> {
+  private async load(request: OpenRequest | undefined): Promise<StoredDomain> {
     if (this.options.pool !== undefined) watchPoolErrors(this.options.pool);
     this.pool =
       this.options.pool ??
@@ -196,7 +202,7 @@ export class PostgresStorage implements ScheduleStorage {
     try {
       await migrate(client, this.schema);
       await this.owner?.take(client);
-      return await this.readDomain(client);
+      return await this.readDomain(client, request);
     } catch (error) {
       if (isScheduleError(error)) throw error;
       if (isConnectionFailure(error)) {
@@ -215,72 +221,79 @@ export class PostgresStorage implements ScheduleStorage {
     }
   }
 
-  private async readDomain(client: SqlClient): Promise<StoredDomain> {
-    const source = `PostgreSQL table ${this.schema}.tasks`;
-    const columns = `select id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row
-       from ${this.quoted}.tasks`;
+  private async readDomain(client: SqlClient, request: OpenRequest | undefined): Promise<StoredDomain> {
     const scope = this.options.shards;
-    const result =
-      scope === undefined
-        ? await client.query(`${columns} order by position`)
-        : await client.query(`${columns} where shard = any($1::smallint[]) order by position`, [
-            checkShards(typeof scope === 'function' ? scope() : scope),
-          ]);
-    const tasks: TaskRow[] = [];
-    for (const stored of result.rows) {
-      const id = String(stored.id);
-      const where = `${source}: row ${JSON.stringify(id)}`;
-      let value: unknown;
-      try {
-        value = JSON.parse(String(stored.row));
-      } catch (error) {
-        corrupt(where, 'row', `is not JSON (${reasonOf(error)})`);
-      }
-      const row = decodeRow(value, where);
-      const mismatch =
-        row.record.id !== id
-          ? ['record.id', `is ${JSON.stringify(row.record.id)}, but the row's id column is ${JSON.stringify(id)}`]
-          : row.sessionId !== stored.session_id
-            ? ['sessionId', `is ${JSON.stringify(row.sessionId)}, but the session_id column is ${JSON.stringify(stored.session_id)}`]
-            : row.status !== stored.status
-              ? ['status', `is ${JSON.stringify(row.status)}, but the status column is ${JSON.stringify(stored.status)}`]
-              : Number(stored.shard) !== shardOf(row.sessionId)
-                ? ['sessionId', `belongs to shard ${shardOf(row.sessionId)}, but the shard column is ${String(stored.shard)}`]
-                : Number(stored.next_target_ms) !== Date.parse(row.record.scheduledAt)
-                  ? ['record.scheduledAt', `is ${row.record.scheduledAt}, but the next_target column differs`]
-                  : undefined;
-      if (mismatch !== undefined) corrupt(where, mismatch[0] ?? '', mismatch[1] ?? '');
-      tasks.push(row);
-    }
-    const calls = await this.readCalls(client);
+    const shards = scope === undefined ? undefined : checkShards(typeof scope === 'function' ? scope() : scope);
+    const until = this.options.readOnDemand === false ? undefined : request?.dueBefore;
+    const tasks = await readRows(
+      client,
+      this.schema,
+      this.quoted,
+      shards,
+      until === undefined ? { kind: 'all' } : { kind: 'dueBefore', until },
+    );
+    const calls = await this.readCalls(client, shards);
     const counter = await sequenceNext(client, this.quoted);
     this.sequenceFloor = Math.max(this.sequenceFloor, counter);
     const meta = await client.query(`select value from ${this.quoted}.domain_meta where key = 'tzdata'`);
     const tzdata = decodeTzdata(meta.rows.length === 0 ? {} : { tzdata: meta.rows[0]?.value }, `${this.schema}.domain_meta`);
     return {
       tasks,
+      // Rows left unread hold ids the sequence has handed out, so the sequence stays ahead of them.
       nextTaskNumber: nextTaskNumberAfter(
         tasks.map((t) => t.record.id),
         counter,
       ),
       ...tzdata,
       ...(calls.length === 0 ? {} : { calls }),
+      ...(until === undefined ? {} : { rest: this.restOf(shards, until) }),
     };
   }
 
+  /** The rows an open by due time left in the database, read on demand within the same shards. */
+  private restOf(shards: readonly number[] | undefined, readUntil: number): StoredRest {
+    const read = (filter: RowFilter): Promise<TaskRow[]> => this.readStored(shards, filter);
+    return {
+      readUntil,
+      sessions: (sessionIds) => read({ kind: 'sessions', sessionIds }),
+      due: (from, until) => read({ kind: 'dueBetween', from, until }),
+      all: () => read({ kind: 'all' }),
+    };
+  }
+
+  /**
+   * Reads stored rows while open.
+   *
+   * @throws ScheduleError `persistence_uncertain` when the database could not answer; `corrupt_schedule_log` for a bad row.
+   */
+  private async readStored(shards: readonly number[] | undefined, filter: RowFilter): Promise<TaskRow[]> {
+    if (this.phase !== 'open') throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is not open.`);
+    const client = await this.connect('The stored tasks could not be read: the database cannot be reached');
+    let broken: Error | undefined;
+    try {
+      return await readRows(client, this.schema, this.quoted, shards, filter);
+    } catch (error) {
+      if (isScheduleError(error)) throw error;
+      if (isConnectionFailure(error)) {
+        broken = error instanceof Error ? error : new Error(String(error));
+        this.noteConnectionFailure(error);
+      }
+      throw new ScheduleError('persistence_uncertain', `The stored tasks could not be read (${reasonOf(error)}).`, { cause: error });
+    } finally {
+      client.release(broken);
+    }
+  }
+
   /** The remembered calls of the shards this storage opens (all without a scope), oldest first. */
-  private async readCalls(client: SqlClient): Promise<RememberedCall[]> {
+  private async readCalls(client: SqlClient, shards: readonly number[] | undefined): Promise<RememberedCall[]> {
     const source = `PostgreSQL table ${this.schema}.remembered_calls`;
     const columns = `select session_id, call_id, operation, arguments, answer::text as answer,
          floor(extract(epoch from called_at) * 1000)::bigint::text as called_at_ms
        from ${this.quoted}.remembered_calls`;
-    const scope = this.options.shards;
     const result =
-      scope === undefined
+      shards === undefined
         ? await client.query(`${columns} order by called_at, position`)
-        : await client.query(`${columns} where shard = any($1::smallint[]) order by called_at, position`, [
-            checkShards(typeof scope === 'function' ? scope() : scope),
-          ]);
+        : await client.query(`${columns} where shard = any($1::smallint[]) order by called_at, position`, [shards]);
     return result.rows.map((stored) => {
       const where = `${source}: call ${JSON.stringify(String(stored.call_id))} of Session ${JSON.stringify(String(stored.session_id))}`;
       let answer: unknown;

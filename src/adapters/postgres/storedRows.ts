@@ -1,0 +1,80 @@
+// Reading task rows back from the `tasks` table: each row's JSON decoded as strictly as the file
+// storage decodes its own, and its columns checked against it, so a row edited by hand (or by
+// another version) is refused by name, not half-read. An open reads every row, or only the active
+// ones due soon; the rest is read on demand by Session, by due time, or all at once.
+import { decodeRow } from '../../domain/codec/row.ts';
+import { corrupt } from '../../domain/codec/strict.ts';
+import { SHARDS, shardOf } from '../../domain/tasks/sessionShard.ts';
+import type { TaskRow } from '../../domain/tasks/types.ts';
+import { reasonOf, type SqlClient } from './driver.ts';
+
+const ALL_SHARDS: readonly number[] = Array.from({ length: SHARDS }, (_, shard) => shard);
+
+/** Which rows a read takes; each adds its condition to the shard scope. */
+export type RowFilter =
+  | { readonly kind: 'all' }
+  | { readonly kind: 'dueBefore'; readonly until: number }
+  | { readonly kind: 'dueBetween'; readonly from: number; readonly until: number }
+  | { readonly kind: 'sessions'; readonly sessionIds: readonly string[] };
+
+/** The rows of `filter` within `shards` (every shard when undefined), in stored order, decoded and checked. */
+export async function readRows(
+  client: SqlClient,
+  schema: string,
+  quoted: string,
+  shards: readonly number[] | undefined,
+  filter: RowFilter,
+): Promise<TaskRow[]> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const bind = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const instant = (ms: number): string => `${bind(new Date(ms).toISOString())}::timestamptz`;
+  // A read by due time names every shard when unscoped, so the (shard, next_target) index serves it.
+  const scope = shards ?? (filter.kind === 'dueBefore' || filter.kind === 'dueBetween' ? ALL_SHARDS : undefined);
+  if (scope !== undefined) where.push(`shard = any(${bind(scope)}::smallint[])`);
+  if (filter.kind === 'dueBefore') where.push(`status = 'active' and next_target < ${instant(filter.until)}`);
+  if (filter.kind === 'dueBetween') {
+    where.push(`status = 'active' and next_target >= ${instant(filter.from)} and next_target < ${instant(filter.until)}`);
+  }
+  if (filter.kind === 'sessions') where.push(`session_id = any(${bind(filter.sessionIds)}::text[])`);
+  const result = await client.query(
+    `select id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row
+       from ${quoted}.tasks${where.length === 0 ? '' : ` where ${where.join(' and ')}`} order by position`,
+    values,
+  );
+  return result.rows.map((stored) => decodeStored(stored, `PostgreSQL table ${schema}.tasks`));
+}
+
+/**
+ * One stored row, decoded strictly and checked against its columns.
+ *
+ * @throws ScheduleError `corrupt_schedule_log` naming the row.
+ */
+function decodeStored(stored: Record<string, unknown>, source: string): TaskRow {
+  const id = String(stored.id);
+  const where = `${source}: row ${JSON.stringify(id)}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(String(stored.row));
+  } catch (error) {
+    corrupt(where, 'row', `is not JSON (${reasonOf(error)})`);
+  }
+  const row = decodeRow(value, where);
+  const mismatch =
+    row.record.id !== id
+      ? ['record.id', `is ${JSON.stringify(row.record.id)}, but the row's id column is ${JSON.stringify(id)}`]
+      : row.sessionId !== stored.session_id
+        ? ['sessionId', `is ${JSON.stringify(row.sessionId)}, but the session_id column is ${JSON.stringify(stored.session_id)}`]
+        : row.status !== stored.status
+          ? ['status', `is ${JSON.stringify(row.status)}, but the status column is ${JSON.stringify(stored.status)}`]
+          : Number(stored.shard) !== shardOf(row.sessionId)
+            ? ['sessionId', `belongs to shard ${shardOf(row.sessionId)}, but the shard column is ${String(stored.shard)}`]
+            : Number(stored.next_target_ms) !== Date.parse(row.record.scheduledAt)
+              ? ['record.scheduledAt', `is ${row.record.scheduledAt}, but the next_target column differs`]
+              : undefined;
+  if (mismatch !== undefined) corrupt(where, mismatch[0] ?? '', mismatch[1] ?? '');
+  return row;
+}
