@@ -158,7 +158,8 @@ describe('the calls the catalog names', () => {
         'owner_unavailable',
         'createClusterService',
         async () => {
-          // A Host that holds no shard (its keeper never stepped), alone: nobody takes the routed call.
+          // A Host that holds no shard (its keeper never stepped), alone: nobody takes the routed call
+          // (a write: a read of the Session would be answered from the schema).
           const schema = randomSchema();
           pglite.schemas.push(schema);
           const host = await postgresApi.createClusterService({
@@ -173,7 +174,7 @@ describe('the calls the catalog names', () => {
             routing: { timeoutMs: 200, pollMs: 20, listen: pgliteListener(() => pglite.db) },
           });
           try {
-            return await host.callTool('s1', 'schedule_list', {});
+            return await host.callTool('s1', 'schedule_delete', { id: 'sch_1' });
           } finally {
             await host.close();
           }

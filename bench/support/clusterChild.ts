@@ -40,6 +40,8 @@ export interface ClusterChildOptions {
   readonly path?: string;
   /** Sessions whose id starts with this get a `delivered` event for each reminder flushed into them. */
   readonly announce?: string;
+  /** A cluster Host's `routing.readAtOwner`: a Session's reads travel to its owner rather than read the schema. */
+  readonly readAtOwner?: boolean;
 }
 
 /** What a workload's calls answered. */
@@ -132,7 +134,15 @@ async function open(): Promise<Caller> {
   if (options.mode === 'cluster') {
     // The same service as one Host's, over a storage the Hosts share.
     const host = await createScheduleService({
-      storage: postgresStorage({ pool: sqlPool, schema: options.schema, cluster: { hostId: options.hostId, leaseMs: options.leaseMs } }),
+      storage: postgresStorage({
+        pool: sqlPool,
+        schema: options.schema,
+        cluster: {
+          hostId: options.hostId,
+          leaseMs: options.leaseMs,
+          ...(options.readAtOwner === undefined ? {} : { routing: { readAtOwner: options.readAtOwner } }),
+        },
+      }),
       sessions,
       clock,
       config,
@@ -203,8 +213,13 @@ async function openPgBoss(): Promise<Caller> {
 
 const createArgs = (n: number) => ({ prompt: `Follow up on request ${n}`, title: `Follow-up ${n}`, after_seconds: 86_400 + n });
 
-/** Runs `calls` (each a Session and arguments) with `callers` in flight, timing each where it is made. */
-async function timed(caller: Caller, calls: () => { sessionId: string; args: unknown } | undefined, callers: number): Promise<CallFigures> {
+/** Runs `calls` (each a Session and arguments) of `tool` with `callers` in flight, timing each where it is made. */
+async function timed(
+  caller: Caller,
+  calls: () => { sessionId: string; args: unknown } | undefined,
+  callers: number,
+  tool = 'schedule_create',
+): Promise<CallFigures> {
   const figures: CallFigures & { failed: number; firstFailure?: string } = { ms: [], routed: [], failed: 0 };
   const worker = async (): Promise<void> => {
     for (let call = calls(); call !== undefined; call = calls()) {
@@ -212,7 +227,7 @@ async function timed(caller: Caller, calls: () => { sessionId: string; args: unk
       const t0 = performance.now();
       let failure: string | undefined;
       try {
-        const answer = (await caller.callTool(call.sessionId, 'schedule_create', call.args)) as { code?: string; message?: string };
+        const answer = (await caller.callTool(call.sessionId, tool, call.args)) as { code?: string; message?: string };
         if (answer.code !== undefined) failure = `${answer.code}: ${answer.message}`;
       } catch (error) {
         failure = String(error);
@@ -260,10 +275,12 @@ async function handle(command: Command): Promise<unknown> {
       await ready().whenIdle();
       return { held: ready().held() };
     case 'latency': {
-      // One call at a time, each for a random Session of `ids` (default `s-0` … `s-<sessions - 1>`).
-      const { count, seed } = command as unknown as { count: number; seed: number };
+      // One call at a time, each for a random Session of `ids` (default `s-0` … `s-<sessions - 1>`):
+      // creates, or with `list` the Session's schedule_list.
+      const { count, seed, list } = command as unknown as { count: number; seed: number; list?: boolean };
       const pick = sessionPicker(command);
       let i = 0;
+      if (list === true) return timed(ready(), () => (i++ < count ? { sessionId: pick(), args: {} } : undefined), 1, 'schedule_list');
       return timed(ready(), () => (i < count ? { sessionId: pick(), args: createArgs(seed + i++) } : undefined), 1);
     }
     case 'throughput': {

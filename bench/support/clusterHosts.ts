@@ -41,6 +41,8 @@ export interface GroupOptions {
   readonly poolMax?: number;
   /** A schema made (and seeded) beforehand by `benchSchema`; default a fresh one. */
   readonly schema?: string;
+  /** The Hosts' `routing.readAtOwner` (a cluster only). */
+  readonly readAtOwner?: boolean;
 }
 
 /** Starts `count` Host processes, joins them and, for a cluster, waits until the shards are split evenly. */
@@ -59,6 +61,7 @@ export async function startGroup(admin: pg.Pool, group: GroupOptions): Promise<H
     poolMax: group.poolMax ?? POOL_MAX,
     ...(dir === undefined ? {} : { path: join(dir, 'schedule.json') }),
     ...(group.announce === undefined ? {} : { announce: group.announce }),
+    ...(group.readAtOwner === undefined ? {} : { readAtOwner: group.readAtOwner }),
   });
   const started = await Promise.allSettled(Array.from({ length: group.count }, (_, i) => startHostChild(options(`${group.tag}-h${i}`))));
   const hosts = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));

@@ -6,6 +6,7 @@
 import type { SqlPool } from '../adapters/postgres/driver.ts';
 import { quoteSchema } from '../adapters/postgres/migrations.ts';
 import { SchemaQueries } from '../adapters/postgres/schemaQueries.ts';
+import { decodeRows, rowsQuery } from '../adapters/postgres/storedRows.ts';
 import { decodeTzdata } from '../domain/codec/index.ts';
 import { decodeRow } from '../domain/codec/row.ts';
 import { corrupt } from '../domain/codec/strict.ts';
@@ -67,6 +68,18 @@ export class ClusterReader {
     }
     const meta = decodeTzdata(tzdata === undefined ? {} : { tzdata }, `${this.schema}.domain_meta`);
     return meta.tzdata === undefined ? { rows } : { rows, writtenWith: meta.tzdata };
+  }
+
+  /**
+   * Every task row of one Session, in the order they were stored (one statement, by the
+   * `session_id` index), decoded and checked as an open checks them.
+   *
+   * @throws ScheduleError `corrupt_schedule_log` for a row that does not decode; `persistence_uncertain` when the database cannot be read.
+   */
+  async sessionRows(sessionId: string): Promise<TaskRow[]> {
+    const { text, values } = rowsQuery(this.quoted, undefined, { kind: 'sessions', sessionIds: [sessionId] });
+    const result = await this.queries.run("The Session's task rows could not be read", text, values);
+    return decodeRows(this.schema, result.rows);
   }
 
   /**

@@ -20,6 +20,7 @@ import type { ArchiveActivity, ToolResult } from '../domain/reads/replies.ts';
 import type { ScheduleConfig, ScheduleInspectionEvent } from '../domain/serviceOptions.ts';
 import { shardOf } from '../domain/tasks/sessionShard.ts';
 import type { Clock, ClusterTopology, Logger, ScheduleHealth, ScheduleMetrics, SessionController, StepReport } from '../ports.ts';
+import { resolveConfig } from '../runtime/config.ts';
 import { metricsReporter } from '../runtime/metricsReporter.ts';
 import { consoleLogger } from '../runtime/supervisorInput.ts';
 import { createScheduleService, type ScheduleChange, type ScheduleService } from '../service.ts';
@@ -29,6 +30,7 @@ import { type ClusterWideRemote, clusterRemote, failuresOf } from './clusterRemo
 import { ClusterReader } from './clusterRows.ts';
 import { leasedSessions } from './leasedSessions.ts';
 import type { RoutedAnswer, RoutedCall } from './routedCall.ts';
+import { answerSessionRead, isSessionRead, type SessionReadsDeps } from './sessionReads.ts';
 import { ShardHost } from './shardHost.ts';
 import { ShardOwners } from './shardOwners.ts';
 
@@ -57,8 +59,20 @@ export interface ClusterServiceOptions {
    * it, as a pool of a single connection must.
    */
   readonly keeperPool?: SqlPool;
-  /** How routed calls travel: the caller's wait (default 10 s), the polling interval (default 1 s), how notifications arrive. */
-  readonly routing?: { readonly timeoutMs?: number; readonly pollMs?: number; readonly listen?: NotificationListener };
+  /**
+   * How routed calls travel: the caller's wait (default 10 s), the polling interval (default 1 s),
+   * how notifications arrive, and where a Session's reads run. By default `schedule_list` and
+   * `remote.get`, `list` and `history` for a Session of a shard this Host does not serve are
+   * answered here from the schema's rows (sessionReads.ts); `readAtOwner: true` routes them to the
+   * owner too, whose answer also shows what it holds only in memory (a failure status not yet
+   * written).
+   */
+  readonly routing?: {
+    readonly timeoutMs?: number;
+    readonly pollMs?: number;
+    readonly listen?: NotificationListener;
+    readonly readAtOwner?: boolean;
+  };
   /** False: the keeper's loop is not started and the Host runs each `step()` itself (a test's pace). Default true. */
   readonly autoStart?: boolean;
   /** Gets the XState inspection events of every shard service this Host opens, with the shard they come from. */
@@ -140,6 +154,8 @@ const sessionIn = (request: unknown): string => {
  */
 export async function createClusterService(options: ClusterServiceOptions): Promise<ClusterService> {
   const { schema, hostId, sessions, logger = consoleLogger } = options;
+  // Checked before anything starts: every shard service checks the same config again.
+  const { retention } = resolveConfig(options.config);
   // Every client of the cluster listens for socket errors while checked out (see guardedPool).
   const pool = guardedPool(options.pool);
   // Wrapped once, so every shard service shares it (and a throwing port is logged once).
@@ -257,6 +273,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   const answer = async <T>(call: RoutedCall, signal?: AbortSignal): Promise<T> => {
     if (signal?.aborted) throw signal.reason;
     try {
+      if (readsHere && isSessionRead(call) && !host.serving(shardOf(call.sessionId))) return (await answerSessionRead(reads, call)) as T;
       return (await host.dispatch(call, signal)) as T;
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
@@ -271,6 +288,12 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
 
   const reader = new ClusterReader(pool, schema ?? DEFAULT_SCHEMA);
   const clock = options.clock;
+  const readsHere = routing.readAtOwner !== true;
+  const reads: SessionReadsDeps = {
+    rows: (sessionId) => reader.sessionRows(sessionId),
+    retention,
+    now: () => (clock === undefined ? Date.now() : clock.now()),
+  };
   const wide = clusterRemote({
     reader,
     localFailures: async (shards) => failuresOf(await host.services(shards)),

@@ -9,7 +9,7 @@
 // health and its shards-held metric follow its leases.
 
 import type { NotificationListener } from '../../src/adapters/postgres/callRouter.ts';
-import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { type SqlPool, statementText } from '../../src/adapters/postgres/driver.ts';
 import type { KeeperTimers } from '../../src/adapters/postgres/shardKeeper.ts';
 import { type ClusterService, type ClusterServiceOptions, createClusterService } from '../../src/cluster/clusterService.ts';
 import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
@@ -104,6 +104,67 @@ export function describeCluster(name: string, backendOf: () => ClusterBackend): 
       await c.clock.advance(60_000);
       await b.whenIdle();
       expect(c.sessions.messages(atB).map((m) => m.text)).toEqual([expect.stringContaining('join the stand-up call')]);
+    });
+
+    test("a Session's reads at a Host that serves none of its shards are answered from the schema, as its owner answers them", async () => {
+      const c = clusterOn(backend, hosts);
+      const [a, b] = await settledPair(c);
+      const atB = sessionHeldBy(b);
+      const first = await a.callTool(atB, 'schedule_create', { title: 'Stretch', prompt: 'Stand up.', every_seconds: 60 });
+      const second = await a.callTool(atB, 'schedule_create', { ...create, title: 'Later', after_seconds: 3600 });
+      if ('code' in first || 'code' in second) throw new Error('a create was refused');
+      await c.clock.advance(60_000);
+      await b.whenIdle();
+      // A third Host that joins without stepping holds no shard: every call it takes is another Host's.
+      const statements: string[] = [];
+      const spied: SqlPool = {
+        connect: async () => {
+          const client = await backend.pool.connect();
+          return {
+            query: (text, values) => {
+              statements.push(statementText(text));
+              return client.query(text, values);
+            },
+            release: (error) => client.release(error),
+          };
+        },
+        end: () => backend.pool.end(),
+      };
+      const join = (hostId: string, readAtOwner: boolean) =>
+        createClusterService({
+          pool: spied,
+          schema: c.schema,
+          hostId,
+          sessions: c.sessions,
+          clock: c.clock,
+          logger: quiet,
+          autoStart: false,
+          ...(backend.keeperPool === undefined ? {} : { keeperPool: backend.keeperPool }),
+          routing: { timeoutMs: 5_000, pollMs: 25, readAtOwner, ...(backend.listen === undefined ? {} : { listen: backend.listen }) },
+        }).then((host) => {
+          hosts.push(host);
+          return host;
+        });
+      const reads = (host: ClusterService) =>
+        Promise.all([
+          host.callTool(atB, 'schedule_list', {}),
+          host.remote.list({ sessionId: atB }),
+          host.remote.get({ sessionId: atB, id: first.id }),
+          host.remote.history({ sessionId: atB, id: first.id, limit: 10 }),
+          host.remote.get({ sessionId: atB, id: 'sch_999' }),
+          host.callTool(atB, 'schedule_list', { extra: 1 }),
+        ]);
+      const atOwner = await reads(b);
+      expect(atOwner[3]).toMatchObject({ records: [expect.objectContaining({ scheduledAt: '2030-01-01T08:01:00.000Z' })] });
+      const c1 = await join('host-c', false);
+      statements.length = 0;
+      expect(await reads(c1)).toEqual(atOwner);
+      expect(statements.filter((text) => text.includes('routed_calls'))).toEqual([]);
+      // Routed to the owner instead, they answer the same.
+      const d = await join('host-d', true);
+      statements.length = 0;
+      expect(await reads(d)).toEqual(atOwner);
+      expect(statements.some((text) => text.includes('routed_calls'))).toBe(true);
     });
 
     test('a Host that leaves hands its shards over; the other restores their tasks and answers alone', async () => {

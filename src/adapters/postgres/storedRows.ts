@@ -17,14 +17,12 @@ export type RowFilter =
   | { readonly kind: 'dueBetween'; readonly from: number; readonly until: number }
   | { readonly kind: 'sessions'; readonly sessionIds: readonly string[] };
 
-/** The rows of `filter` within `shards` (every shard when undefined), in stored order, decoded and checked. */
-export async function readRows(
-  client: SqlClient,
-  schema: string,
+/** The statement reading the rows of `filter` within `shards` (every shard when undefined), in stored order. */
+export function rowsQuery(
   quoted: string,
   shards: readonly number[] | undefined,
   filter: RowFilter,
-): Promise<TaskRow[]> {
+): { readonly text: string; readonly values: unknown[] } {
   const where: string[] = [];
   const values: unknown[] = [];
   const bind = (value: unknown): string => {
@@ -40,12 +38,30 @@ export async function readRows(
     where.push(`status = 'active' and next_target >= ${instant(filter.from)} and next_target < ${instant(filter.until)}`);
   }
   if (filter.kind === 'sessions') where.push(`session_id = any(${bind(filter.sessionIds)}::text[])`);
-  const result = await client.query(
-    `select id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row
-       from ${quoted}.tasks${where.length === 0 ? '' : ` where ${where.join(' and ')}`} order by position`,
-    values,
-  );
-  return result.rows.map((stored) => decodeStored(stored, `PostgreSQL table ${schema}.tasks`));
+  const text = `select id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row
+       from ${quoted}.tasks${where.length === 0 ? '' : ` where ${where.join(' and ')}`} order by position`;
+  return { text, values };
+}
+
+/**
+ * The rows a {@link rowsQuery} answered, decoded and checked.
+ *
+ * @throws ScheduleError `corrupt_schedule_log` naming the first row that does not decode or disagrees with its columns.
+ */
+export const decodeRows = (schema: string, stored: readonly Record<string, unknown>[]): TaskRow[] =>
+  stored.map((row) => decodeStored(row, `PostgreSQL table ${schema}.tasks`));
+
+/** The rows of `filter` within `shards` (every shard when undefined), in stored order, decoded and checked. */
+export async function readRows(
+  client: SqlClient,
+  schema: string,
+  quoted: string,
+  shards: readonly number[] | undefined,
+  filter: RowFilter,
+): Promise<TaskRow[]> {
+  const { text, values } = rowsQuery(quoted, shards, filter);
+  const result = await client.query(text, values);
+  return decodeRows(schema, result.rows);
 }
 
 /**
