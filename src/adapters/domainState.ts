@@ -18,6 +18,7 @@ import {
 } from '../domain/codec/index.ts';
 import { corrupt, type Place, type Where } from '../domain/codec/strict.ts';
 import { isScheduleError, ScheduleError } from '../domain/errors.ts';
+import { isFrozenRow } from '../domain/tasks/frozenRows.ts';
 import { type CallRef, callKey, type RememberedCall } from '../domain/tasks/rememberedCalls.ts';
 import type { TaskRow } from '../domain/tasks/types.ts';
 import type { CommitBatch } from '../ports.ts';
@@ -55,15 +56,17 @@ class PutPlace implements Place {
 
 /**
  * One checked put: a delivery on top of the stored row by {@link checkedDelivery}, any other
- * row encoded and strictly decoded whole. encodeRowObject builds fresh objects, so either way
- * the kept row is a copy the caller cannot change.
+ * row encoded and strictly decoded whole. A row the service froze (`freezeRow`) is kept as it is
+ * once it passes, since no one can change it; any other is kept as the checked copy, built from
+ * fresh objects, so later changes to the caller's objects cannot reach storage.
  */
 function preparedRow(row: TaskRow, index: number, stored: StoredRows | undefined): TaskRow {
   const where = new PutPlace(index);
   // A put that is not even shaped like a row has no stored version to build on.
   const id: unknown = row?.record?.id;
   const base = stored !== undefined && typeof id === 'string' ? stored.get(id) : undefined;
-  return (base === undefined ? undefined : checkedDelivery(base, row, where)) ?? decodeRow(encodeRowObject(row), where);
+  const checked = (base === undefined ? undefined : checkedDelivery(base, row, where)) ?? decodeRow(encodeRowObject(row), where);
+  return isFrozenRow(row) ? row : checked;
 }
 
 /**

@@ -22,6 +22,7 @@ import type {
 import { rejected } from '../../machines/scheduleReply.ts';
 import { isPlainObject } from '../domain/args/argShape.ts';
 import { type Failure, INTERNAL_ERROR_MESSAGE, ScheduleError } from '../domain/errors.ts';
+import { freezeRow } from '../domain/tasks/frozenRows.ts';
 import { checkCallId, isIdempotentOperation } from '../domain/tasks/rememberedCalls.ts';
 import type { DeliveryFailure } from '../domain/tasks/types.ts';
 import { planBulkBatch } from '../planning/bulkPlans.ts';
@@ -259,6 +260,8 @@ async function commit(
   // The first write after an open with other time-zone data records the version in use.
   const tzdata = currentTzdata();
   const written = deps.table.tzdata === tzdata ? slot.batch : { ...slot.batch, tzdata };
+  // Written rows never change again: the storage may keep these very objects, as the table does.
+  for (const row of written.puts) freezeRow(row);
   // The write's own duration, on the process's monotonic clock (the injected clock may be a test's).
   const startedAt = performance.now();
   try {
