@@ -129,8 +129,10 @@ export interface CommitBatch {
 
 /**
  * Durable storage of the JSON domain. `open` decodes strictly (rejecting with
- * `corrupt_schedule_log`); `commit` resolves only once the batch is durable and rejects when it
- * is not (never reported as success); `close` makes `schedule.json` hold the whole domain.
+ * `corrupt_schedule_log`) every row, or, asked for the rows due soon by a storage that answers
+ * queries, those and a `rest` to read the others from; `commit` resolves only once the batch is
+ * durable and rejects when it is not (never reported as success); `close` makes `schedule.json`
+ * hold the whole domain.
  */
 export interface ScheduleStorage {
   open(request?: OpenRequest): Promise<StoredDomain>;
