@@ -83,17 +83,23 @@ async function seeded() {
   return { clock, sessions, inner };
 }
 
+/** The seeded schedule opened again over a storage that leaves rows unread, with the warnings it logs. */
+async function reopened() {
+  const { clock, sessions, inner } = await seeded();
+  const q = queryable(inner);
+  const warnings: unknown[] = [];
+  const service = await createScheduleService({
+    sessions,
+    storage: q.storage,
+    clock,
+    logger: { warn: (msg) => warnings.push(msg), error: () => undefined },
+  });
+  return { clock, sessions, q, warnings, service };
+}
+
 describe('rows left in storage', () => {
   it('opens with the read-ahead (two hours), then reads each next window half an hour before it is needed', async () => {
-    const { clock, sessions, inner } = await seeded();
-    const q = queryable(inner);
-    const warnings: unknown[] = [];
-    const service = await createScheduleService({
-      sessions,
-      storage: q.storage,
-      clock,
-      logger: { warn: (msg) => warnings.push(msg), error: () => undefined },
-    });
+    const { clock, sessions, q, warnings, service } = await reopened();
     expect(q.reads).toEqual([]);
     // The first read by due time runs when less than the horizon and half the lead remain read: at 09:30.
     await clock.advance(29 * MINUTE);
@@ -122,15 +128,7 @@ describe('rows left in storage', () => {
   });
 
   it('a failed read by due time is logged and tried again 5 s later; the reminder it brings is still delivered on time', async () => {
-    const { clock, sessions, inner } = await seeded();
-    const q = queryable(inner);
-    const warnings: unknown[] = [];
-    const service = await createScheduleService({
-      sessions,
-      storage: q.storage,
-      clock,
-      logger: { warn: (msg) => warnings.push(msg), error: () => undefined },
-    });
+    const { clock, sessions, q, warnings, service } = await reopened();
     q.failNext(1);
     await clock.advance(30 * MINUTE);
     await service.whenIdle();
