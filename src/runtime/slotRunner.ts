@@ -1,5 +1,6 @@
-// Runs one mailbox slot: plans it at the slot's `now` (pure: planning reads the table and changes
-// nothing), then executes the plan by its kind — a read settles at once; a create first gets its
+// Runs one mailbox slot: brings in the rows its calls read when the open left them in storage (a
+// failed read answers each call with its error), plans it at the slot's `now` (pure: planning
+// reads the table and changes nothing), then executes the plan by its kind — a read settles at once; a create first gets its
 // task id, reserved here; a write checks cancellation again just before persistence, writes the
 // batch and awaits it inside the slot, and only then updates the in-memory table and the timer. A
 // refused request answers with its ScheduleError's code; an unexpected error answers
