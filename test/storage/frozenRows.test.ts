@@ -46,7 +46,10 @@ describe('frozen rows', () => {
     const next = freezeRow(structuredClone(deliveredRow(1, 2)));
     await storage.commit({ puts: [next], deletes: [] });
     const journal = Object.entries(filesIn(dir)).find(([name]) => name !== 'schedule.json' && !name.endsWith('.lock'));
-    const lines = Buffer.from(journal?.[1] ?? '', 'base64').toString('utf8').trim().split('\n');
+    const lines = Buffer.from(journal?.[1] ?? '', 'base64')
+      .toString('utf8')
+      .trim()
+      .split('\n');
     expect(lines.at(-1)).toContain('"deliveries"');
     await storage.close();
     const again = jsonFileStorage({ path });
