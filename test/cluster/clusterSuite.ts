@@ -117,18 +117,24 @@ export function describeCluster(name: string, backendOf: () => ClusterBackend): 
       await b.whenIdle();
       // A third Host that joins without stepping holds no shard: every call it takes is another Host's.
       const statements: string[] = [];
+      // Every client of the pool as it is (its notifications included), its statements recorded.
       const spied: SqlPool = {
         connect: async () => {
           const client = await backend.pool.connect();
-          return {
-            query: (text, values) => {
-              statements.push(statementText(text));
-              return client.query(text, values);
+          return new Proxy(client, {
+            get(target, key) {
+              if (key === 'query') {
+                return (text: Parameters<typeof target.query>[0], values?: readonly unknown[]) => {
+                  statements.push(statementText(text));
+                  return target.query(text, values);
+                };
+              }
+              const value: unknown = Reflect.get(target, key, target);
+              return typeof value === 'function' ? value.bind(target) : value;
             },
-            release: (error) => client.release(error),
-          };
+          });
         },
-        end: () => backend.pool.end(),
+        end: async () => undefined,
       };
       const join = (hostId: string, readAtOwner: boolean) =>
         createClusterService({
