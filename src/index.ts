@@ -124,6 +124,7 @@ export type {
   FollowupLease,
   FollowupMessage,
   FollowupMeta,
+  HeldRows,
   JoinedCluster,
   Logger,
   MemberPorts,
@@ -136,6 +137,7 @@ export type {
   SessionController,
   StoredDomain,
   StoredRest,
+  UnreadCounts,
 } from './ports.ts';
 export type { RetryPolicy } from './runtime/config.ts';
 export type { LegacyNote } from './runtime/legacyNote.ts';

@@ -111,6 +111,30 @@ export interface StoredRest {
   due(from: number, until: number): Promise<readonly TaskRow[]>;
   /** Every row. */
   all(): Promise<readonly TaskRow[]>;
+  /**
+   * How many stored rows lie outside `held` (what the service holds in memory), by what the
+   * counts per state need: every such row, the inactive ones, the active paused ones and the
+   * active failing ones. Optional: without it, counts read every row.
+   */
+  unreadCounts?(held: HeldRows): Promise<UnreadCounts>;
+}
+
+/** The rows a service holds in memory, as a storage can tell them apart. */
+export interface HeldRows {
+  /** Every active row due before this instant (epoch ms). */
+  readonly dueBefore: number;
+  /** Every row of these Sessions. */
+  readonly sessions: readonly string[];
+  /** And these rows. */
+  readonly ids: readonly string[];
+}
+
+/** Counts of rows left in storage (`StoredRest.unreadCounts`). */
+export interface UnreadCounts {
+  readonly total: number;
+  readonly ended: number;
+  readonly paused: number;
+  readonly failing: number;
 }
 
 /** One atomic change to the domain: rows to write (by record id) and ids to remove. */

@@ -1,6 +1,6 @@
 // Which stored rows a slot's commands read, for a domain opened with only the rows due soon: a
-// Session's call reads that Session's rows, a call across Sessions (the catalog, counts, bulk
-// runs, drift) reads every row; a create reads no row (only the remembered calls, all read at
+// Session's call reads that Session's rows, a call across Sessions (the catalog, bulk runs, drift)
+// reads every row, the counts per state need the rest counted (and a named Session read); a create reads no row (only the remembered calls, all read at
 // open), and a delivery commit or a failure write only rows due now, which the open or the reads
 // by due time already brought.
 import type { Operation } from '../../machines/events.ts';
@@ -9,14 +9,20 @@ import { echoedId } from '../domain/args/fields.ts';
 import type { Failure } from '../domain/errors.ts';
 import type { TaskNotDeleted } from '../domain/reads/replies.ts';
 
-/** The rows a slot needs in memory: those of some Sessions, or every row. */
-export type RowsNeeded = { readonly sessions: readonly string[] } | 'all';
+/**
+ * The rows a slot needs in memory: those of some Sessions (and, with `counts`, the counts of the
+ * rest), or every row.
+ */
+export type RowsNeeded = { readonly sessions: readonly string[]; readonly counts?: true } | 'all';
 
 /** The remote methods that read one Session (named by `request.sessionId`). */
 const SESSION_METHODS: ReadonlySet<string> = new Set(['list', 'get', 'history', 'update', 'delete', 'pause', 'resume', 'trigger']);
 
-/** The Session one operation reads, 'all' for every row, or undefined when it reads only rows due now. */
-function needOf(op: Operation): string | 'all' | undefined {
+/**
+ * The Session one operation reads, 'all' for every row, 'counts' for the counts per state (and the
+ * Session a request names), or undefined when it reads only rows due now.
+ */
+function needOf(op: Operation): string | 'all' | { readonly counts: string | undefined } | undefined {
   switch (op.kind) {
     case 'tool':
       return op.name === 'schedule_create' ? undefined : op.sessionId;
@@ -25,6 +31,8 @@ function needOf(op: Operation): string | 'all' | undefined {
       return op.sessionId;
     case 'remote': {
       const sessionId = isPlainObject(op.request) ? op.request.sessionId : undefined;
+      // The counts need the rest counted, not read (and a named Session read, for its own counts).
+      if (op.method === 'counts') return { counts: typeof sessionId === 'string' ? sessionId : undefined };
       return SESSION_METHODS.has(op.method) && typeof sessionId === 'string' ? sessionId : 'all';
     }
     case 'bulk.batch':
@@ -38,11 +46,17 @@ function needOf(op: Operation): string | 'all' | undefined {
 /** What the operations of one slot read beyond the rows due now; undefined when nothing. */
 export function rowsNeeded(ops: readonly Operation[]): RowsNeeded | undefined {
   const sessions = new Set<string>();
+  let counts = false;
   for (const op of ops) {
     const need = needOf(op);
     if (need === 'all') return 'all';
-    if (need !== undefined) sessions.add(need);
+    if (typeof need === 'string') sessions.add(need);
+    else if (need !== undefined) {
+      counts = true;
+      if (need.counts !== undefined) sessions.add(need.counts);
+    }
   }
+  if (counts) return { sessions: [...sessions], counts: true };
   return sessions.size === 0 ? undefined : { sessions: [...sessions] };
 }
 

@@ -7,7 +7,7 @@
 // failed read by due time is tried again shortly.
 import type { TaskRow } from '../domain/tasks/types.ts';
 import type { RowsNeeded } from '../planning/readScope.ts';
-import type { Clock, Logger, StoredRest } from '../ports.ts';
+import type { Clock, HeldRows, Logger, StoredRest } from '../ports.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { TaskTable } from './taskTable.ts';
 
@@ -52,7 +52,9 @@ export class RestReader {
   /** Whether `need` is already in the table. */
   private has(need: RowsNeeded): boolean {
     if (this.allRead) return true;
-    return need !== 'all' && need.sessions.every((sessionId) => this.sessions.has(sessionId));
+    if (need === 'all') return false;
+    if (need.counts === true && !this.deps.table.unreadCounted) return false;
+    return need.sessions.every((sessionId) => this.sessions.has(sessionId));
   }
 
   /**
@@ -71,8 +73,30 @@ export class RestReader {
       return;
     }
     const missing = need.sessions.filter((sessionId) => !this.sessions.has(sessionId));
-    await this.take(() => rest.sessions(missing));
-    for (const sessionId of missing) this.sessions.add(sessionId);
+    if (missing.length > 0) {
+      await this.take(() => rest.sessions(missing));
+      for (const sessionId of missing) this.sessions.add(sessionId);
+    }
+    if (need.counts === true && !this.deps.table.unreadCounted) {
+      const count = rest.unreadCounts;
+      // A storage that cannot count what it holds has every row read instead.
+      if (count === undefined) return this.read('all');
+      await this.deps.table.countUnread((held) => count.call(rest, this.heldRows(held)));
+    }
+  }
+
+  /**
+   * The rows the table holds, as the storage tells them apart: the active ones due before the
+   * rows read by due time reach, every row of the Sessions read, and by id the others.
+   */
+  private heldRows(held: readonly TaskRow[]): HeldRows {
+    const dueBefore = this.readUntil;
+    const ids: string[] = [];
+    for (const row of held) {
+      const covered = (row.status === 'active' && Date.parse(row.record.scheduledAt) < dueBefore) || this.sessions.has(row.sessionId);
+      if (!covered) ids.push(row.record.id);
+    }
+    return { dueBefore, sessions: [...this.sessions], ids };
   }
 
   /** The timer's wake for the next read by due time: reads the next window, in the background. */

@@ -4,13 +4,41 @@
 // committed change its context is a new object whose members are the committed row's own (the
 // record and the saved history are shared, not copied).
 
-import type { ScheduleCounts } from '../domain/reads/stateCounts.ts';
+import type { ScheduleCounts, StateCounts } from '../domain/reads/stateCounts.ts';
 import { type CallRef, callKey, type RememberedCall } from '../domain/tasks/rememberedCalls.ts';
 import type { TaskRow } from '../domain/tasks/types.ts';
 import type { TaskRows } from '../planning/taskRows.ts';
-import type { CommitBatch, StoredDomain } from '../ports.ts';
+import type { CommitBatch, StoredDomain, UnreadCounts } from '../ports.ts';
 import { RowIndex } from './rowIndex.ts';
 import { StateTally } from './stateTally.ts';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Takes a row that joined the table out of the count of rows left in storage. */
+function uncount(unread: Mutable<UnreadCounts>, row: TaskRow): void {
+  unread.total--;
+  if (row.status !== 'active') unread.ended--;
+  else {
+    if (row.pausedAt !== undefined) unread.paused--;
+    if (row.failure !== undefined) unread.failing--;
+  }
+}
+
+/**
+ * The counts of the rows held with those left in storage added: these are all due beyond the
+ * rows read by due time, so each active unpaused one is scheduled.
+ */
+function withUnread(held: StateCounts, unread: UnreadCounts | undefined): StateCounts {
+  if (unread === undefined) return held;
+  return {
+    scheduled: held.scheduled + unread.total - unread.ended - unread.paused,
+    overdue: held.overdue,
+    paused: held.paused + unread.paused,
+    failing: held.failing + unread.failing,
+    ended: held.ended + unread.ended,
+    total: held.total + unread.total,
+  };
+}
 
 /** Task ids are `sch_<n>`, n from the persisted counter; they are never reused. */
 export const taskIdFor = (n: number): string => `sch_${n}`;
@@ -35,6 +63,10 @@ export class TaskTable implements TaskRows {
   private reads = 0;
   /** Ids removed while a read of stored rows was under way: that read found them before their removal. */
   private removedDuringReads: Set<string> | null = null;
+  /** The rows left in storage, counted (`countUnread`); undefined until they are. */
+  private unread: Mutable<UnreadCounts> | undefined;
+  /** Rows added while a count of the stored rows was under way (it counted them as unread). */
+  private addedDuringCount: TaskRow[] | null = null;
 
   constructor(domain: StoredDomain) {
     this.counter = domain.nextTaskNumber;
@@ -116,7 +148,7 @@ export class TaskTable implements TaskRows {
    * Session's active rows are scanned for its overdue ones; the rest is kept as rows change).
    */
   counts(now: number, sessionId?: string): ScheduleCounts {
-    const all = this.tally.counts(now);
+    const all = withUnread(this.tally.counts(now), this.unread);
     if (sessionId === undefined) return { all };
     return { all, session: this.tally.sessionCounts(sessionId, now, this.activeRows(sessionId)) };
   }
@@ -206,10 +238,33 @@ export class TaskTable implements TaskRows {
       if (this.rows.get(id) !== undefined || removed?.has(id) === true) continue;
       this.put(row);
       added.push(row);
+      if (this.unread !== undefined) uncount(this.unread, row);
+      this.addedDuringCount?.push(row);
     }
     this.reads--;
     if (this.reads === 0) this.removedDuringReads = null;
     return added;
+  }
+
+  /** Whether the rows left in storage are counted (the counts then include them). */
+  get unreadCounted(): boolean {
+    return this.unread !== undefined;
+  }
+
+  /**
+   * Counts the rows left in storage with `count` (which counts the stored rows outside those the
+   * table holds when it is called), so that the counts per state include them without reading
+   * them; rows read in later leave the count as they join the table.
+   */
+  async countUnread(count: (held: readonly TaskRow[]) => Promise<UnreadCounts>): Promise<void> {
+    this.addedDuringCount = [];
+    try {
+      const counted: Mutable<UnreadCounts> = { ...(await count([...this.rows.values()])) };
+      for (const row of this.addedDuringCount) uncount(counted, row);
+      this.unread = counted;
+    } finally {
+      this.addedDuringCount = null;
+    }
   }
 
   /** Applies a batch storage has acknowledged. */

@@ -20,7 +20,12 @@ describe('rowsNeeded', () => {
     ['a remote call of one Session reads it', [remote('history', { sessionId: 'a', id: 'sch_1' })], { sessions: ['a'] }],
     ['a remote call without a Session reads every row', [remote('get', { id: 'sch_1' })], 'all'],
     ['the catalog reads every row', [remote('catalog', { sessionId: 'a' })], 'all'],
-    ['counts read every row', [remote('counts', { sessionId: 'a' })], 'all'],
+    [
+      'counts need the rest counted, and the Session they name read',
+      [remote('counts', { sessionId: 'a' })],
+      { sessions: ['a'], counts: true },
+    ],
+    ['counts of the whole schedule need the rest counted', [remote('counts')], { sessions: [], counts: true }],
     ['a bulk batch reads every row', [{ kind: 'bulk.batch', progress: {} } as unknown as Operation], 'all'],
     ['an archive call reads its Session', [{ kind: 'archive.activity', sessionId: 'z' } as Operation], { sessions: ['z'] }],
     ['delivery commits read nothing more', [delivery('a'), delivery('b')], undefined],

@@ -94,6 +94,7 @@ async function reopened() {
     clock,
     logger: { warn: (msg) => warnings.push(msg), error: () => undefined },
   });
+  clock.attach(service);
   return { clock, sessions, q, warnings, service };
 }
 
@@ -149,6 +150,7 @@ describe('rows left in storage', () => {
   it('whenIdle() waits for a read by due time under way; a Session call reads the Session once', async () => {
     const { clock, sessions, inner } = await seeded();
     const q = queryable(inner);
+    // Not attached to the clock: its steps would wait for the read this test holds.
     const service = await createScheduleService({ sessions, storage: q.storage, clock });
     const release = q.hold();
     await clock.advance(30 * MINUTE);

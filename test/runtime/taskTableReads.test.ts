@@ -42,4 +42,23 @@ describe('TaskTable reads of stored rows', () => {
     table.beginRead();
     expect(ids(table.endRead([row(1)]))).toEqual(['sch_1']);
   });
+
+  it('the counts include the rows left in storage; a row read in, during the count or after, leaves it', async () => {
+    const table = new TaskTable({ tasks: [row(1)], nextTaskNumber: 5 });
+    const now = Date.parse('2000-01-01T00:00:00Z');
+    // The storage holds three rows the table does not: sch_2 and sch_3 active, sch_4 ended.
+    let heldAtCount: string[] = [];
+    await table.countUnread(async (held) => {
+      heldAtCount = ids(held);
+      table.beginRead();
+      table.endRead([row(2)]);
+      return { total: 3, ended: 1, paused: 0, failing: 0 };
+    });
+    expect(heldAtCount).toEqual(['sch_1']);
+    expect(table.unreadCounted).toBe(true);
+    expect(table.counts(now).all).toMatchObject({ total: 4, ended: 1 });
+    table.beginRead();
+    table.endRead([row(3), { ...row(4), status: 'inactive' }]);
+    expect(table.counts(now).all).toMatchObject({ total: 4, ended: 1 });
+  });
 });

@@ -5,7 +5,7 @@
 // answer what is stored now and refuse a corrupt row by name.
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { ScheduleError } from '../../src/domain/errors.ts';
-import type { ScheduleStorage, StoredDomain } from '../../src/ports.ts';
+import type { HeldRows, ScheduleStorage, StoredDomain } from '../../src/ports.ts';
 import { createScheduleService } from '../../src/service.ts';
 import { createFakeSessions, createManualClock } from '../../src/testing.ts';
 import { randomSchema, run } from './postgresHarness.ts';
@@ -103,6 +103,8 @@ export function describeReadOnDemand(name: string, backend: () => PostgresBacken
       const { clock, sessions } = await seeded(schema);
       const { storage, opened } = watched(postgresStorage({ pool: backend().pool, schema }));
       const service = await createScheduleService({ sessions, storage, clock, logger: quiet });
+      // The clock's steps wait for the service's work, reads over the network included.
+      clock.attach(service);
       expect(opened.map(ids)).toEqual([['sch_1']]);
 
       // A Session's calls see all its tasks; a task never read is deleted, and stays deleted.
@@ -141,6 +143,84 @@ export function describeReadOnDemand(name: string, backend: () => PostgresBacken
       const again = await createScheduleService({ sessions, storage: all.storage, clock, config: { passivationHorizonMs: null } });
       expect(all.opened.map(ids)).toEqual([['sch_1', 'sch_3', 'sch_4', 'sch_5']]);
       await again.close();
+    });
+
+    it('the counts per state count the rows left in storage rather than read them, before and after later reads', async () => {
+      const schema = schemaOf();
+      const { clock, sessions } = await seeded(schema);
+      // One task ended (delivered), one paused, both left in storage at the next open.
+      const first = await createScheduleService({
+        sessions,
+        storage: postgresStorage({ pool: backend().pool, schema }),
+        clock,
+        logger: quiet,
+      });
+      clock.attach(first);
+      await first.remote.pause({ sessionId: 'b', id: 'sch_4' });
+      await clock.advance(10 * 60_000);
+      await first.whenIdle();
+      await first.close();
+      const reads: string[] = [];
+      const inner = postgresStorage({ pool: backend().pool, schema });
+      const storage: ScheduleStorage = {
+        open: async (request) => {
+          const domain = await inner.open(request);
+          const rest = domain.rest;
+          if (rest === undefined) return domain;
+          const noted =
+            <A extends unknown[], T>(name: string, read: (...args: A) => Promise<T>) =>
+            (...args: A): Promise<T> => {
+              reads.push(name);
+              return read(...args);
+            };
+          return {
+            ...domain,
+            rest: {
+              readUntil: rest.readUntil,
+              sessions: noted('sessions', (ids: readonly string[]) => rest.sessions(ids)),
+              due: noted('due', (from: number, until: number) => rest.due(from, until)),
+              all: noted('all', () => rest.all()),
+              unreadCounts: noted('unreadCounts', (held: HeldRows) => rest.unreadCounts?.(held) ?? Promise.reject(new Error('no count'))),
+            },
+          };
+        },
+        commit: (batch) => inner.commit(batch),
+        close: () => inner.close(),
+        allocateTaskNumbers: (count) => inner.allocateTaskNumbers(count),
+      };
+      const everyRow = async () => {
+        const whole = await createScheduleService({
+          sessions,
+          storage: postgresStorage({ pool: backend().pool, schema, readOnDemand: false }),
+          clock,
+          logger: quiet,
+        });
+        const counts = await whole.remote.counts({ sessionId: 'b' });
+        await whole.close();
+        return counts;
+      };
+
+      const lazy = await createScheduleService({ sessions, storage, clock, logger: quiet });
+      const before = await lazy.remote.counts({ sessionId: 'b' });
+      if ('code' in before) throw new Error(before.message);
+      expect(reads).toEqual(['sessions', 'unreadCounts']);
+      expect(before).toMatchObject({ all: { total: 5, ended: 1, paused: 1, scheduled: 3, overdue: 0 }, session: { total: 2, paused: 1 } });
+      await lazy.close();
+      expect(await everyRow()).toEqual(before);
+
+      // Two days on, Session c's reminder was read by due time and delivered: the count follows.
+      const again = await createScheduleService({ sessions, storage, clock, logger: quiet });
+      clock.attach(again);
+      reads.length = 0;
+      expect(await again.remote.counts()).toEqual({ all: before.all });
+      await clock.advance(2 * DAY);
+      await again.whenIdle();
+      const later = await again.remote.counts({ sessionId: 'b' });
+
+      expect(reads.filter((r) => r === 'all')).toEqual([]);
+      expect(later).toMatchObject({ all: { total: 5, ended: 2, paused: 1, scheduled: 2 } });
+      await again.close();
+      expect(await everyRow()).toEqual(later);
     });
 
     it('a call whose Session cannot be read answers persistence_uncertain and changes nothing; it succeeds once the database answers', async () => {

@@ -21,7 +21,7 @@ import type { RememberedCall } from '../../domain/tasks/rememberedCalls.ts';
 import { SHARDS, shardOf } from '../../domain/tasks/sessionShard.ts';
 import type { TaskRow } from '../../domain/tasks/types.ts';
 import { formatInstant } from '../../domain/time/instant.ts';
-import type { CommitBatch, OpenRequest, ScheduleStorage, StoredDomain, StoredRest } from '../../ports.ts';
+import type { CommitBatch, HeldRows, OpenRequest, ScheduleStorage, StoredDomain, StoredRest, UnreadCounts } from '../../ports.ts';
 import { type PreparedBatch, prepareBatch } from '../domainState.ts';
 import { type CommitGuard, commitStatement, fitsOneStatement, namedStatement, TAKEN_ID_STATE, takenId } from './commitStatement.ts';
 import { isConnectionFailure, reasonOf, type SqlClient, type SqlPool, watchPoolErrors } from './driver.ts';
@@ -31,7 +31,7 @@ import { createPgPool } from './pgPool.ts';
 import { encodeStoredRow, type StoredRowColumns } from './rowColumns.ts';
 import { checkHostId, MAX_LEASE_MS } from './shardLeases.ts';
 import { DEFAULT_OWNER_LEASE_MS, StorageOwner } from './storageOwner.ts';
-import { type RowFilter, readRows } from './storedRows.ts';
+import { type RowFilter, readRows, unreadCountsQuery } from './storedRows.ts';
 import type { TaskNumberBlocks } from './taskNumberBlocks.ts';
 
 /** The schema used when none is given. */
@@ -258,7 +258,37 @@ export class PostgresStorage implements ScheduleStorage {
       sessions: (sessionIds) => read({ kind: 'sessions', sessionIds }),
       due: (from, until) => read({ kind: 'dueBetween', from, until }),
       all: () => read({ kind: 'all' }),
+      unreadCounts: (held) => this.countUnread(shards, held),
     };
+  }
+
+  /**
+   * Counts the stored rows outside `held` while open.
+   *
+   * @throws ScheduleError `persistence_uncertain` when the database could not answer.
+   */
+  private async countUnread(shards: readonly number[] | undefined, held: HeldRows): Promise<UnreadCounts> {
+    if (this.phase !== 'open') throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is not open.`);
+    const client = await this.connect('The stored tasks could not be counted: the database cannot be reached');
+    let broken: Error | undefined;
+    try {
+      const { text, values } = unreadCountsQuery(this.quoted, shards, held);
+      const row = (await client.query(text, values)).rows[0] ?? {};
+      return {
+        total: Number(row.total ?? 0),
+        ended: Number(row.ended ?? 0),
+        paused: Number(row.paused ?? 0),
+        failing: Number(row.failing ?? 0),
+      };
+    } catch (error) {
+      if (isConnectionFailure(error)) {
+        broken = error instanceof Error ? error : new Error(String(error));
+        this.noteConnectionFailure(error);
+      }
+      throw new ScheduleError('persistence_uncertain', `The stored tasks could not be counted (${reasonOf(error)}).`, { cause: error });
+    } finally {
+      client.release(broken);
+    }
   }
 
   /**

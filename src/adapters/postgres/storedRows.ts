@@ -94,3 +94,25 @@ function decodeStored(stored: Record<string, unknown>, source: string): TaskRow 
   if (mismatch !== undefined) corrupt(where, mismatch[0] ?? '', mismatch[1] ?? '');
   return row;
 }
+
+/**
+ * The statement counting the rows of `shards` outside `held`: all, inactive, active paused (the
+ * row's `pausedAt`) and active failing (its `failure_stage` column).
+ */
+export function unreadCountsQuery(
+  quoted: string,
+  shards: readonly number[] | undefined,
+  held: { readonly dueBefore: number; readonly sessions: readonly string[]; readonly ids: readonly string[] },
+): { readonly text: string; readonly values: unknown[] } {
+  const values: unknown[] = [new Date(held.dueBefore).toISOString(), held.sessions, held.ids];
+  const scope = shards === undefined ? '' : ' and shard = any($4::smallint[])';
+  if (shards !== undefined) values.push(shards);
+  const text = `select count(*)::int as total,
+         count(*) filter (where status = 'inactive')::int as ended,
+         count(*) filter (where status = 'active' and (row->>'pausedAt') is not null)::int as paused,
+         count(*) filter (where status = 'active' and failure_stage is not null)::int as failing
+       from ${quoted}.tasks
+       where not (status = 'active' and next_target < $1::timestamptz)
+         and session_id <> all($2::text[]) and id <> all($3::text[])${scope}`;
+  return { text, values };
+}
