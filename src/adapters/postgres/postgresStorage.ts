@@ -267,11 +267,8 @@ export class PostgresStorage implements ScheduleStorage {
    *
    * @throws ScheduleError `persistence_uncertain` when the database could not answer.
    */
-  private async countUnread(shards: readonly number[] | undefined, held: HeldRows): Promise<UnreadCounts> {
-    if (this.phase !== 'open') throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is not open.`);
-    const client = await this.connect('The stored tasks could not be counted: the database cannot be reached');
-    let broken: Error | undefined;
-    try {
+  private countUnread(shards: readonly number[] | undefined, held: HeldRows): Promise<UnreadCounts> {
+    return this.reading('counted', async (client) => {
       const { text, values } = unreadCountsQuery(this.quoted, shards, held);
       const row = (await client.query(text, values)).rows[0] ?? {};
       return {
@@ -280,15 +277,7 @@ export class PostgresStorage implements ScheduleStorage {
         paused: Number(row.paused ?? 0),
         failing: Number(row.failing ?? 0),
       };
-    } catch (error) {
-      if (isConnectionFailure(error)) {
-        broken = error instanceof Error ? error : new Error(String(error));
-        this.noteConnectionFailure(error);
-      }
-      throw new ScheduleError('persistence_uncertain', `The stored tasks could not be counted (${reasonOf(error)}).`, { cause: error });
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   /**
@@ -296,19 +285,28 @@ export class PostgresStorage implements ScheduleStorage {
    *
    * @throws ScheduleError `persistence_uncertain` when the database could not answer; `corrupt_schedule_log` for a bad row.
    */
-  private async readStored(shards: readonly number[] | undefined, filter: RowFilter): Promise<TaskRow[]> {
+  private readStored(shards: readonly number[] | undefined, filter: RowFilter): Promise<TaskRow[]> {
+    return this.reading('read', (client) => readRows(client, this.schema, this.quoted, shards, filter));
+  }
+
+  /**
+   * Runs a read of the stored tasks on a client of the pool while open: a ScheduleError it throws
+   * (a corrupt row) is passed on, any other failure becomes `persistence_uncertain`, and a
+   * connection that failed is discarded.
+   */
+  private async reading<T>(verb: 'read' | 'counted', work: (client: SqlClient) => Promise<T>): Promise<T> {
     if (this.phase !== 'open') throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is not open.`);
-    const client = await this.connect('The stored tasks could not be read: the database cannot be reached');
+    const client = await this.connect(`The stored tasks could not be ${verb}: the database cannot be reached`);
     let broken: Error | undefined;
     try {
-      return await readRows(client, this.schema, this.quoted, shards, filter);
+      return await work(client);
     } catch (error) {
       if (isScheduleError(error)) throw error;
       if (isConnectionFailure(error)) {
         broken = error instanceof Error ? error : new Error(String(error));
         this.noteConnectionFailure(error);
       }
-      throw new ScheduleError('persistence_uncertain', `The stored tasks could not be read (${reasonOf(error)}).`, { cause: error });
+      throw new ScheduleError('persistence_uncertain', `The stored tasks could not be ${verb} (${reasonOf(error)}).`, { cause: error });
     } finally {
       client.release(broken);
     }
