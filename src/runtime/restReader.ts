@@ -6,6 +6,7 @@
 // get their actors at once. A read the database cannot answer fails the calls that needed it; a
 // failed read by due time is tried again shortly.
 import type { TaskRow } from '../domain/tasks/types.ts';
+import { instantMs } from '../domain/time/instant.ts';
 import type { RowsNeeded } from '../planning/readScope.ts';
 import type { Clock, HeldRows, Logger, StoredRest } from '../ports.ts';
 import type { Scheduler } from './scheduler.ts';
@@ -93,7 +94,7 @@ export class RestReader {
     const dueBefore = this.readUntil;
     const ids: string[] = [];
     for (const row of held) {
-      const covered = (row.status === 'active' && Date.parse(row.record.scheduledAt) < dueBefore) || this.sessions.has(row.sessionId);
+      const covered = (row.status === 'active' && instantMs(row.record.scheduledAt) < dueBefore) || this.sessions.has(row.sessionId);
       if (!covered) ids.push(row.record.id);
     }
     return { dueBefore, sessions: [...this.sessions], ids };
