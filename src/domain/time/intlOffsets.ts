@@ -1,5 +1,5 @@
 // A zone's UTC offset at one whole second, read from the runtime's Intl time-zone data the way
-// temporal-polyfill reads it: the same formatter, the same clamp of the instant read, and the same
+// temporal-polyfill reads it: the same formatter fields, the same clamp of the instant read, and the same
 // sampling period per zone. zoneRules.ts lays these readings on temporal-polyfill's sampling grid,
 // so the offsets it derives are Temporal's own, to the second. One formatter per zone, kept for
 // the process (making one costs far more than a reading).
@@ -57,14 +57,17 @@ export function offsetReader(id: string): OffsetReader {
   return reader;
 }
 
-/** `YYYY-MM-DD, hh:mm:ss` as this formatter prints it (checked against its parts when it is made). */
+/** `YYYY-MM-DD, hh:mm:ss` as these formatters print it (checked against their parts once). */
 const PRINTED = /(\d+)-(\d+)-(\d+), (\d+):(\d+):(\d+)/;
 
-function makeReader(id: string): OffsetReader {
-  const format = new Intl.DateTimeFormat('en-u-hc-h23', {
+/**
+ * temporal-polyfill's formatter options less its `era`: within the read range every year is
+ * positive, so the era is never printed, and a formatter without it is made and read faster.
+ */
+const formatOf = (id: string): Intl.DateTimeFormat =>
+  new Intl.DateTimeFormat('en-u-hc-h23', {
     calendar: 'iso8601',
     timeZone: id,
-    era: 'short',
     year: 'numeric',
     month: 'numeric',
     day: 'numeric',
@@ -72,20 +75,40 @@ function makeReader(id: string): OffsetReader {
     minute: 'numeric',
     second: 'numeric',
   });
-  // The printed string is read far faster than formatToParts builds its parts; it is used only
-  // when this runtime prints the fields in the order the pattern expects.
-  const fromParts: OffsetReader = (sec) => {
-    const p: Record<string, string> = {};
-    for (const part of format.formatToParts(sec * 1000)) p[part.type] = part.value;
-    return wallSec(Number(p.year), Number(p.month), Number(p.day), Number(p.hour), Number(p.minute), Number(p.second)) - sec;
-  };
-  const fromString: OffsetReader = (sec) => {
-    const m = PRINTED.exec(format.format(sec * 1000));
-    if (m === null) return fromParts(sec);
-    return wallSec(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) - sec;
-  };
-  const probes = [FIRST_READ_SEC, 0, 1_234_567_890, LAST_READ_SEC];
-  return probes.every((sec) => fromString(sec) === fromParts(sec)) ? fromString : fromParts;
+
+/** A reading through formatToParts, which names every field whatever their order. */
+const partsReading = (format: Intl.DateTimeFormat, sec: number): number => {
+  const p: Record<string, string> = {};
+  for (const part of format.formatToParts(sec * 1000)) p[part.type] = part.value;
+  return wallSec(Number(p.year), Number(p.month), Number(p.day), Number(p.hour), Number(p.minute), Number(p.second)) - sec;
+};
+
+/** A reading from the printed string, or `null` where it does not have the expected shape. */
+const printedReading = (format: Intl.DateTimeFormat, sec: number): number | null => {
+  const m = PRINTED.exec(format.format(sec * 1000));
+  return m === null ? null : wallSec(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) - sec;
+};
+
+let printedOrderHolds: boolean | undefined;
+
+/**
+ * Whether this runtime prints the fields in the order PRINTED expects. The order is the locale's
+ * pattern, the same for every zone, so it is checked once, on a zone with an offset.
+ */
+function printedOrder(): boolean {
+  if (printedOrderHolds === undefined) {
+    const format = formatOf('Asia/Kolkata');
+    const probes = [FIRST_READ_SEC, 0, 1_234_567_890, LAST_READ_SEC];
+    printedOrderHolds = probes.every((sec) => printedReading(format, sec) === partsReading(format, sec));
+  }
+  return printedOrderHolds;
+}
+
+function makeReader(id: string): OffsetReader {
+  const format = formatOf(id);
+  // The printed string is read far faster than formatToParts builds its parts.
+  if (!printedOrder()) return (sec) => partsReading(format, sec);
+  return (sec) => printedReading(format, sec) ?? partsReading(format, sec);
 }
 
 /** The wall reading of local fields as epoch seconds (by day numbers: `Date.UTC` gives NaN past its range near Temporal's end). */

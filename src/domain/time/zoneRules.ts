@@ -41,10 +41,10 @@ const MAX_OFFSET_MS = 18 * 3_600_000;
 
 /**
  * Periods a segment may span at most: bounds the readings of a first use (a zone without
- * transitions costs BLOCK_PERIODS + 1 readings, about 20 months of 19-day periods) while keeping
+ * transitions costs BLOCK_PERIODS + 1 readings, about ten months of 19-day periods) while keeping
  * the segments of a walk over years few.
  */
-const BLOCK_PERIODS = 32;
+const BLOCK_PERIODS = 16;
 
 /** The offset rules of one zone, with a per-zone segment cache. */
 export class ZoneRules {
