@@ -170,7 +170,7 @@ const sessionEffects = {
       const snapshot = found?.task.getSnapshot();
       // The task machine is flat: its value is the state's name (`matches` would parse it for every task).
       if (found === undefined || snapshot === undefined || snapshot.value !== 'overdue') continue;
-      rows.push(snapshot.context);
+      rows.push(snapshot.context.row);
       outbox.send(found.task, START);
     }
     return { due: [], inFlight: rows };

@@ -36,15 +36,18 @@ import {
 } from './flatLogic.ts';
 
 /**
- * A task actor's context: its committed row — with the failure status of its latest failed
- * attempts, which may be ahead of the stored row's until it is written — and, after a failed
- * delivery, the backoff step; after a failed write of an acknowledged reminder, its receipt, until
- * a write records it (the one copy of it).
+ * A task actor's context: its committed row — the object the service's table holds, never a copy
+ * of it — and what only the actor keeps: the failure status of its latest failed attempts (the
+ * row's until an attempt fails, then ahead of it until the failure write), after a failed
+ * delivery the backoff step, and after a failed write of an acknowledged reminder its receipt,
+ * until a write records it (the one copy of it).
  */
-export type TaskContext = TaskRow & {
+export interface TaskContext {
+  readonly row: TaskRow;
+  readonly failure?: TaskRow['failure'];
   readonly retries?: RetryState['retries'] | undefined;
   readonly receipt?: WaitingReceipt | undefined;
-};
+}
 
 export type TaskEvent =
   /** The timer found the task due (at its target, its retry time, or a run-now request). */
@@ -66,19 +69,15 @@ export interface TaskInput {
 
 export { isDueAt };
 
-/**
- * The committed row of an edit as a context update. `assign` merges into the context, and a row
- * can lose the members of a pause (resumed, its note with it) and a run-now request (answered):
- * those are set to undefined when the row has none, every other member only ever changes or
- * appears. The failure status is the actor's own: an edit writes the row's stored one, which may
- * be behind.
- */
-const committedRow = (context: TaskContext, row: TaskRow): TaskContext =>
-  ({ pausedAt: undefined, pauseNote: undefined, triggeredAt: undefined, ...row, failure: context.failure }) as TaskContext;
+/** The context of a task restored or created: its row, and the row's failure status. */
+const contextOf = (row: TaskRow): TaskContext => (row.failure === undefined ? { row } : { row, failure: row.failure });
 
-/** What a committed edit leaves: the row, and the failure status without its backoff. */
+/**
+ * What a committed edit leaves: the row, and the failure status without its backoff. The failure
+ * status is the actor's own: an edit writes the row's stored one, which may be behind.
+ */
 const editedContext = (context: TaskContext, row: TaskRow): ContextPatch<TaskContext> => ({
-  ...committedRow(context, row),
+  row,
   failure: withoutRetry(context.failure),
   retries: undefined,
 });
@@ -93,18 +92,18 @@ export const nextRetryMs = (context: TaskContext): number | undefined =>
  */
 const taskGuards = {
   /** The current target is at or before the event's `now`. */
-  isDue: (context: TaskContext, event: TaskEvent) => 'now' in event && isDueAt(context, event.now),
+  isDue: (context: TaskContext, event: TaskEvent) => 'now' in event && isDueAt(context.row, event.now),
   /** The current target is still ahead of the event's `now`. */
-  notDue: (context: TaskContext, event: TaskEvent) => 'now' in event && !isDueAt(context, event.now),
+  notDue: (context: TaskContext, event: TaskEvent) => 'now' in event && !isDueAt(context.row, event.now),
   /** The target is still ahead, and the task is paused. */
   notDueButPaused: (context: TaskContext, event: TaskEvent) =>
-    'now' in event && !isDueAt(context, event.now) && context.pausedAt !== undefined,
+    'now' in event && !isDueAt(context.row, event.now) && context.row.pausedAt !== undefined,
   /** The row carried by the event is due at the event's `now`. */
   rowIsDue: (_context: TaskContext, event: TaskEvent) => 'row' in event && isDueAt(event.row, event.now),
   /** The row carried by the event has ended. */
   rowEnded: (_context: TaskContext, event: TaskEvent) => 'row' in event && event.row.status === 'inactive',
   /** The task is paused. */
-  isPaused: (context: TaskContext) => context.pausedAt !== undefined,
+  isPaused: (context: TaskContext) => context.row.pausedAt !== undefined,
   /** The row carried by the event is paused. */
   rowPaused: (_context: TaskContext, event: TaskEvent) => 'row' in event && event.row.pausedAt !== undefined,
   /**
@@ -114,14 +113,14 @@ const taskGuards = {
   retryDue: (context: TaskContext, event: TaskEvent) =>
     context.receipt === undefined &&
     'now' in event &&
-    isDueAt(context, event.now) &&
+    isDueAt(context.row, event.now) &&
     event.now >= (nextRetryMs(context) ?? Number.POSITIVE_INFINITY),
   /** The failed task is due and holds no receipt waiting for its write: it can be delivered again. */
   dueWithoutReceipt: (context: TaskContext, event: TaskEvent) =>
-    context.receipt === undefined && 'now' in event && isDueAt(context, event.now),
+    context.receipt === undefined && 'now' in event && isDueAt(context.row, event.now),
   /** The task is due, and the failure is not retried on a timer (retry off, or a message id that cannot be recorded). */
   dueAndParks: (context: TaskContext, event: TaskEvent) =>
-    event.type === 'delivery.failed' && event.failure.retry === false && isDueAt(context, event.now),
+    event.type === 'delivery.failed' && event.failure.retry === false && isDueAt(context.row, event.now),
   /** The failure is not retried on a timer. */
   parks: (_context: TaskContext, event: TaskEvent) => event.type === 'delivery.failed' && event.failure.retry === false,
   /** The task's receipt waits for its write to be retried. */
@@ -136,9 +135,9 @@ const taskGuards = {
 /** The wake of a task that waits for its due instant (none while paused with nothing to run). */
 const dueWake = (context: TaskContext): TaskWake => ({
   type: 'task.wake',
-  id: context.record.id,
+  id: context.row.record.id,
   waits: 'due',
-  at: dueAtMs(context),
+  at: dueAtMs(context.row),
   failure: context.failure,
   receipt: context.receipt,
 });
@@ -150,15 +149,15 @@ const dueWake = (context: TaskContext): TaskWake => ({
  */
 const retryWake = (context: TaskContext): TaskWake => {
   const retry = nextRetryMs(context);
-  const due = context.receipt !== undefined ? retry : dueAtMs(context);
+  const due = context.receipt !== undefined ? retry : dueAtMs(context.row);
   const at = retry === undefined || due === undefined ? undefined : Math.max(retry, due);
-  return { type: 'task.wake', id: context.record.id, waits: 'retry', at, failure: context.failure, receipt: context.receipt };
+  return { type: 'task.wake', id: context.row.record.id, waits: 'retry', at, failure: context.failure, receipt: context.receipt };
 };
 
 /** The wake of a parked task: no time, an unrelated wake tries it again. */
 const parkedWake = (context: TaskContext): TaskWake => ({
   type: 'task.wake',
-  id: context.record.id,
+  id: context.row.record.id,
   waits: 'parked',
   at: undefined,
   failure: context.failure,
@@ -167,9 +166,8 @@ const parkedWake = (context: TaskContext): TaskWake => ({
 
 /** The task machine's actions, as plain updates of the context. */
 const taskUpdates = {
-  /** Takes the committed row of an edit as the context, keeping the retry state. */
-  storeEditedRow: (context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> =>
-    'row' in event ? committedRow(context, event.row) : {},
+  /** Takes the committed row of an edit, keeping the retry state. */
+  storeEditedRow: (_context: TaskContext, event: TaskEvent): ContextPatch<TaskContext> => ('row' in event ? { row: event.row } : {}),
   /**
    * Counts one more failed attempt and sets the next retry (none when parked); a receipt whose
    * write failed is kept (one already waiting stays until a write records it).
@@ -187,7 +185,7 @@ type TaskArgs = EffectArgs<TaskContext, TaskEvent>;
 /** The task machine's actions that report its wake (emit `task.wake`), updating the context or not. */
 const taskEffects = {
   /**
-   * Takes the committed row of an edit as the context; the backoff is forgotten. A task carrying a
+   * Takes the committed row of an edit; the backoff is forgotten. A task carrying a
    * failure status reports its wake: its due instant, its failure status without a next retry.
    */
   storeRow: ({ context, event }: TaskArgs, outbox: Outbox): ContextPatch<TaskContext> | undefined => {
@@ -197,20 +195,12 @@ const taskEffects = {
     return next;
   },
   /**
-   * Takes the committed row of a delivery as the context; a failure status and a waiting receipt
-   * (the row records it) are cleared, and the wake reported.
+   * Takes the committed row of a delivery; a failure status and a waiting receipt (the row records
+   * it) are cleared, and the wake reported.
    */
   storeDelivered: ({ context, event }: TaskArgs, outbox: Outbox): ContextPatch<TaskContext> | undefined => {
     if (!('row' in event)) return undefined;
-    const next: ContextPatch<TaskContext> = {
-      pausedAt: undefined,
-      pauseNote: undefined,
-      triggeredAt: undefined,
-      ...event.row,
-      failure: undefined,
-      retries: undefined,
-      receipt: undefined,
-    };
+    const next: ContextPatch<TaskContext> = { row: event.row, failure: undefined, retries: undefined, receipt: undefined };
     if (context.failure !== undefined || context.receipt !== undefined) outbox.emit(dueWake({ ...context, ...next } as TaskContext));
     return next;
   },
@@ -284,7 +274,7 @@ export const taskMachine = setup({
   },
 }).createMachine({
   id: 'task',
-  context: ({ input }) => input.row,
+  context: ({ input }) => contextOf(input.row),
   initial: 'scheduled',
   states: {
     scheduled: {

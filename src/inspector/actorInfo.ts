@@ -79,11 +79,12 @@ export function snapshotFacts(snapshot: unknown): SnapshotFacts {
   return { status, ...(value === undefined ? {} : { value }), ...('context' in snapshot ? { context: snapshot.context } : {}) };
 }
 
-/** A task actor's context is its task row: its Session, target and title. */
+/** A task actor's context holds its task row: its Session, target and title. */
 export function taskFacts(context: unknown): { session?: string; target?: string; title?: string } {
-  if (!isBag(context)) return {};
-  const session = stringAt(context, 'sessionId');
-  const record = isBag(context.record) ? context.record : undefined;
+  if (!isBag(context) || !isBag(context.row)) return {};
+  const row = context.row;
+  const session = stringAt(row, 'sessionId');
+  const record = isBag(row.record) ? row.record : undefined;
   const target = record === undefined ? undefined : stringAt(record, 'scheduledAt');
   const title = record === undefined ? undefined : stringAt(record, 'title');
   return {

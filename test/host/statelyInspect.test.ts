@@ -87,7 +87,10 @@ describe('a Host with inspectWs', () => {
 
       const supervisor = server.actor('supervisor');
       const task = server.actor(id);
-      expect(task).toMatchObject({ rootId: supervisor?.sessionId, snapshot: { value: 'scheduled', context: { sessionId: 'demo' } } });
+      expect(task).toMatchObject({
+        rootId: supervisor?.sessionId,
+        snapshot: { value: 'scheduled', context: { row: { sessionId: 'demo' } } },
+      });
       expect(stateTrail(server.snapshots(task?.sessionId ?? ''))).toEqual({
         states: ['scheduled', 'overdue', 'delivering', 'inactive'],
         status: 'done',

@@ -56,7 +56,11 @@ describe('the Stately WebSocket inspector on the service', () => {
       // The task actor: registered under its task group, with the task machine's definition and its row.
       expect(task).toMatchObject({
         rootId: root,
-        snapshot: { status: 'active', value: 'scheduled', context: { sessionId: 's1', record: { id: 'sch_1', title: 'Stretch' } } },
+        snapshot: {
+          status: 'active',
+          value: 'scheduled',
+          context: { row: { sessionId: 's1', record: { id: 'sch_1', title: 'Stretch' } } },
+        },
       });
       expect(JSON.parse(task?.definition ?? '{}')).toMatchObject({ id: 'task', initial: 'scheduled' });
       const group = relay.events.find((e) => e.type === '@xstate.actor' && e.sessionId === task?.parentId);

@@ -38,10 +38,12 @@ function start(scheduledAt = '2030-01-01T08:10:00.000Z') {
 }
 
 describe('task machine', () => {
-  it('starts scheduled with the row as its context', () => {
-    const s = start();
+  it('starts scheduled with its row, not a copy of it, as its context', () => {
+    const initial = row('2030-01-01T08:10:00.000Z');
+    const s = initialTransition(taskMachine, { row: initial })[0];
     expect(s.value).toBe('scheduled');
-    expect(s.context).toEqual(row('2030-01-01T08:10:00.000Z'));
+    expect(s.context).toEqual({ row: initial });
+    expect(s.context.row).toBe(initial);
   });
 
   it('a tick before the target stays scheduled; at the target it becomes overdue', () => {
@@ -58,7 +60,7 @@ describe('task machine', () => {
     const next = row('2030-01-01T08:20:00.000Z');
     [s] = transition(taskMachine, s, { type: 'delivery.committed', row: next, now: at('2030-01-01T08:10:00.000Z') });
     expect(s.value).toBe('scheduled');
-    expect(s.context.record.scheduledAt).toBe('2030-01-01T08:20:00.000Z');
+    expect(s.context.row, 'the committed row itself, not a copy').toBe(next);
   });
 
   it('a committed row that ended makes the task inactive (final)', () => {
@@ -110,7 +112,7 @@ describe('task machine', () => {
     let [s] = transition(taskMachine, start(), { type: 'clock.tick', now: at('2030-01-01T08:10:00.000Z') });
     [s] = transition(taskMachine, s, { type: 'task.updated', row: row('2030-01-01T09:00:00.000Z'), now: at('2030-01-01T08:10:00.000Z') });
     expect(s.value).toBe('scheduled');
-    expect(s.context.record.scheduledAt).toBe('2030-01-01T09:00:00.000Z');
+    expect(s.context.row.record.scheduledAt).toBe('2030-01-01T09:00:00.000Z');
   });
 
   it('a clock that moved back below the target returns an overdue task to scheduled', () => {
@@ -164,7 +166,7 @@ describe('task machine', () => {
         now: at('2030-01-01T08:11:00.000Z'),
       });
       expect(future.value).toBe('scheduled');
-      expect(future.context.pausedAt).toBeUndefined();
+      expect(future.context.row.pausedAt).toBeUndefined();
       [s] = transition(taskMachine, s, { type: 'task.updated', row: row('2030-01-01T08:10:00.000Z'), now: at('2030-01-01T08:11:00.000Z') });
       expect(s.value).toBe('overdue');
     });
@@ -181,7 +183,7 @@ describe('task machine', () => {
         now: at('2030-01-01T08:06:00.000Z'),
       });
       expect(s.value).toBe('paused');
-      expect(s.context.triggeredAt).toBeUndefined();
+      expect(s.context.row.triggeredAt).toBeUndefined();
     });
 
     it('a failed run-now delivery of a paused task waits for its retry while the request waits', () => {
@@ -330,7 +332,7 @@ describe('retrying and parked tasks', () => {
     let [s] = transition(taskMachine, failedOnce(), receiptFailed(receipt, '2030-01-01T08:10:01.000Z'));
     [s] = transition(taskMachine, s, { type: 'task.updated', row: renamed, now: at('2030-01-01T08:10:01.500Z') });
     expect(s.value).toBe('retrying');
-    expect(s.context).toMatchObject({ record: { title: 'renamed' }, receipt });
+    expect(s.context).toMatchObject({ row: renamed, receipt });
     // The retried write fails again: a failure without the receipt leaves the one held.
     const stillDown = { stage: 'commit', message: 'still down', retry: RETRY } as const;
     [s] = transition(taskMachine, s, { type: 'delivery.failed', now: at('2030-01-01T08:10:02.000Z'), failure: stillDown });

@@ -68,7 +68,8 @@ const baseEvents = (s: Snap) => offeredTaskEvents(s).filter((e) => !RUN_STATE_ST
 
 /** What decides a task's behaviour in a state, without the title an edit toggles. */
 const abstractState = (s: Snap) => {
-  const { pausedAt, triggeredAt, failure, retries, status, record } = s.context;
+  const { failure, retries } = s.context;
+  const { pausedAt, triggeredAt, status, record } = s.context.row;
   return [
     s.value,
     pausedAt !== undefined,

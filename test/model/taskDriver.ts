@@ -222,7 +222,7 @@ export class TaskDriver {
       expect(actor?.state, 'the task actor state').toBe(value);
       expect(actor?.target).toBe(entry.record.scheduledAt);
       expect(view?.state, 'the view state').toBe(viewState(expected));
-      expect(entry.pausedAt !== undefined, 'the catalog entry shows the pause').toBe(expected.context.pausedAt !== undefined);
+      expect(entry.pausedAt !== undefined, 'the catalog entry shows the pause').toBe(expected.context.row.pausedAt !== undefined);
     }
     const page = (await world.svc.remote.history({ sessionId: SESSION, id: this.id, limit: 100 })) as { records: readonly unknown[] };
     expect(page.records, 'receipts').toHaveLength(this.commits);

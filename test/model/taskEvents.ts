@@ -122,7 +122,7 @@ const latestMark = (row: TaskRow): number =>
  * mark (a pause or request made at or after the target keeps the clock there).
  */
 export function modelClock(snapshot: Snap): number {
-  const row = snapshot.context;
+  const row = snapshot.context.row;
   const mark = latestMark(row);
   const running =
     snapshot.matches('overdue') || snapshot.matches('delivering') || snapshot.matches('retrying') || snapshot.matches('parked');
@@ -132,7 +132,7 @@ export function modelClock(snapshot: Snap): number {
 
 /** The view state the task shows: paused, else scheduled while its target is ahead of the clock. */
 export function viewState(snapshot: Snap): 'scheduled' | 'overdue' | 'paused' {
-  const row = snapshot.context;
+  const row = snapshot.context.row;
   if (row.pausedAt !== undefined) return 'paused';
   return isTargetDueAt(row, modelClock(snapshot)) ? 'overdue' : 'scheduled';
 }
@@ -140,19 +140,21 @@ export function viewState(snapshot: Snap): 'scheduled' | 'overdue' | 'paused' {
 /** True when the attempt in flight took a run-now request after its start (a regular attempt starts at the target). */
 const requestedDuring = (snapshot: Snap): boolean =>
   snapshot.matches('delivering') &&
-  snapshot.context.triggeredAt !== undefined &&
-  instantMs(snapshot.context.triggeredAt) === targetOf(snapshot.context) + DURING;
+  snapshot.context.row.triggeredAt !== undefined &&
+  instantMs(snapshot.context.row.triggeredAt) === targetOf(snapshot.context.row) + DURING;
 
 /** True when the attempt in flight is a run-now delivery: requested before it, and not due by its target. */
 const runNow = (snapshot: Snap): boolean =>
-  snapshot.context.triggeredAt !== undefined && !requestedDuring(snapshot) && !isTargetDueAt(snapshot.context, modelClock(snapshot));
+  snapshot.context.row.triggeredAt !== undefined &&
+  !requestedDuring(snapshot) &&
+  !isTargetDueAt(snapshot.context.row, modelClock(snapshot));
 
 /**
  * The row a committed delivery writes: a one-shot ends; a recurring task advances, unless run
  * now. It answers the run-now request made before the attempt; one made during it stays.
  */
 function committedRow(snapshot: Snap, next: number): TaskRow {
-  const { pausedAt, triggeredAt, ...answered } = snapshot.context;
+  const { pausedAt, triggeredAt, ...answered } = snapshot.context.row;
   if (!isRecurringKind(answered.record.kind)) return { ...answered, status: 'inactive' };
   const paused: TaskRow = pausedAt === undefined ? answered : { ...answered, pausedAt };
   const kept: TaskRow = triggeredAt !== undefined && requestedDuring(snapshot) ? { ...paused, triggeredAt } : paused;
@@ -174,7 +176,7 @@ const receiptOf = (row: TaskRow, now: number): WaitingReceipt => ({
 });
 
 function candidates(snapshot: Snap): TaskEvent[] {
-  const row = snapshot.context;
+  const row = snapshot.context.row;
   const target = targetOf(row);
   const now = modelClock(snapshot);
   const other = target === T1 ? T2 : T1;
@@ -199,11 +201,11 @@ function candidates(snapshot: Snap): TaskEvent[] {
     tagged('receipt-fail', {
       type: 'delivery.failed',
       now,
-      failure: { stage: 'commit', message: 'commit', retry: retryPolicy, receipt: row.receipt ?? receiptOf(row, now) },
+      failure: { stage: 'commit', message: 'commit', retry: retryPolicy, receipt: snapshot.context.receipt ?? receiptOf(row, now) },
     }),
   ];
   // A failed task falls due again at its retry time.
-  const retryAt = nextRetryMs(row);
+  const retryAt = nextRetryMs(snapshot.context);
   if (snapshot.matches('retrying') && retryAt !== undefined) {
     events.push(tagged({ step: 'tick', byRetry: true }, { type: 'clock.tick', now: retryAt }));
   }
@@ -248,25 +250,25 @@ function candidates(snapshot: Snap): TaskEvent[] {
  * is due).
  */
 export function offeredTaskEvents(snapshot: Snap): TaskEvent[] {
-  const row = snapshot.context;
+  const row = snapshot.context.row;
   const delivering = snapshot.matches('delivering');
   // A receipt waiting for its write: only that write's retry (it succeeds, or fails once more) goes
   // on; an edit meanwhile would be kept by the retried write, which the context cannot follow.
   // With retry off, a task an edit made due after its failure waits for no other reminder (holding
   // the Session would wake it with the parked task): only its start goes on.
-  if (retryPolicy === false && snapshot.matches('overdue') && row.failure !== undefined) {
+  if (retryPolicy === false && snapshot.matches('overdue') && snapshot.context.failure !== undefined) {
     return candidates(snapshot).filter((event) => stepOf(event) === 'start');
   }
   // A parked task goes on only by an edit (a wake would start its delivery at once, and a run-now
   // request would need the Session held, whose reminder's wake takes the parked task with it).
-  if (snapshot.matches('parked') && row.receipt === undefined) {
+  if (snapshot.matches('parked') && snapshot.context.receipt === undefined) {
     // (A timing change with a run-now request waiting would show the view state the waiting request gives, not the target's.)
     const edits: readonly (TaskStep | undefined)[] = row.triggeredAt === undefined ? ['title', 'retime', 'pause'] : ['title', 'pause'];
     return candidates(snapshot).filter((event) => snapshot.can(event) && edits.includes(stepOf(event)));
   }
-  const receiptWaits = !delivering && row.receipt !== undefined;
+  const receiptWaits = !delivering && snapshot.context.receipt !== undefined;
   if (receiptWaits) {
-    const again = retryPolicy !== false && (row.failure?.attempts ?? 0) < 2;
+    const again = retryPolicy !== false && (snapshot.context.failure?.attempts ?? 0) < 2;
     return candidates(snapshot).filter(
       (event) => snapshot.can(event) && (stepOf(event) === 'receipt' || (again && stepOf(event) === 'receipt-fail')),
     );
@@ -287,7 +289,7 @@ export function offeredTaskEvents(snapshot: Snap): TaskEvent[] {
       case 'resolve':
       case 'flush':
       case 'write':
-        return delivering && row.failure === undefined && !runNow(snapshot) && !requestedDuring(snapshot);
+        return delivering && snapshot.context.failure === undefined && !runNow(snapshot) && !requestedDuring(snapshot);
       case 'commit':
         return delivering;
       case 'receipt':
