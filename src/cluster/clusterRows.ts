@@ -1,15 +1,13 @@
 // What any Host of a cluster reads straight from the shared schema, whoever holds the shards: every
-// task row (decoded strictly, as an open decodes it), the time-zone data version the schema
+// task row (decoded strictly and checked against its columns, as an open reads it), the time-zone data version the schema
 // records, and who holds what — the live Hosts of `cluster_hosts` and the owner, epoch and expiry
 // of each of the 256 `shard_leases`. Each read is one statement; the database's clock says
 // which Hosts and leases are live. Nothing here writes.
 import type { SqlPool } from '../adapters/postgres/driver.ts';
 import { quoteSchema } from '../adapters/postgres/migrations.ts';
 import { SchemaQueries } from '../adapters/postgres/schemaQueries.ts';
-import { decodeRows, rowsQuery } from '../adapters/postgres/storedRows.ts';
+import { decodeRows, ROW_COLUMNS, rowsQuery } from '../adapters/postgres/storedRows.ts';
 import { decodeTzdata } from '../domain/codec/index.ts';
-import { decodeRow } from '../domain/codec/row.ts';
-import { corrupt } from '../domain/codec/strict.ts';
 import type { TaskRow } from '../domain/tasks/types.ts';
 import type { ClusterMember, ClusterTopology, ShardOwnership } from '../ports.ts';
 
@@ -38,36 +36,23 @@ export class ClusterReader {
   /**
    * Every task row in the schema, in the order they were stored.
    *
-   * @throws ScheduleError `corrupt_schedule_log` for a row that does not decode; `persistence_uncertain` when the database cannot be read.
+   * @throws ScheduleError `corrupt_schedule_log` for a row that does not decode or disagrees with its columns; `persistence_uncertain` when the database cannot be read.
    */
   async rows(): Promise<ClusterRows> {
     const q = this.quoted;
     const result = await this.queries.run(
       'The cluster could not read the task rows',
-      `select id, row::text as row, null as tzdata from ${q}.tasks
+      `(select ${ROW_COLUMNS}, position, null::text as tzdata from ${q}.tasks)
        union all
-       select null, null, value::text from ${q}.domain_meta where key = 'tzdata'`,
+       (select null, null, null, null, null, null, null, value::text from ${q}.domain_meta where key = 'tzdata')
+       order by position nulls last`,
       [],
     );
-    const source = `PostgreSQL table ${this.schema}.tasks`;
-    const rows: TaskRow[] = [];
-    let tzdata: unknown;
-    for (const stored of result.rows) {
-      if (stored.id === null) {
-        tzdata = String(stored.tzdata);
-        continue;
-      }
-      const where = `${source}: row ${JSON.stringify(String(stored.id))}`;
-      let value: unknown;
-      try {
-        value = JSON.parse(String(stored.row));
-      } catch {
-        corrupt(where, 'row', 'is not JSON');
-      }
-      rows.push(decodeRow(value, where));
-    }
-    const meta = decodeTzdata(tzdata === undefined ? {} : { tzdata }, `${this.schema}.domain_meta`);
-    return meta.tzdata === undefined ? { rows } : { rows, writtenWith: meta.tzdata };
+    const meta = result.rows.at(-1);
+    const tzdata = meta !== undefined && meta.id === null ? String(meta.tzdata) : undefined;
+    const rows = decodeRows(this.schema, tzdata === undefined ? result.rows : result.rows.slice(0, -1));
+    const written = decodeTzdata(tzdata === undefined ? {} : { tzdata }, `${this.schema}.domain_meta`);
+    return written.tzdata === undefined ? { rows } : { rows, writtenWith: written.tzdata };
   }
 
   /**

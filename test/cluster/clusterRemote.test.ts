@@ -3,12 +3,13 @@
 // Hosts' shards, read from the database; a delivery failure shows on the entry at either Host
 // (the owner's failure write stores it with the row); bad catalog options are refused as a single Host refuses
 // them; the drift report covers every shard; a re-anchor is run by the Session's owner; and the
-// topology names both Hosts and every shard's owner and epoch.
+// topology names both Hosts and every shard's owner and epoch. A row whose columns disagree with
+// its JSON is refused by name at either Host, as an open refuses it.
 
 import type { ClusterService } from '../../src/cluster/clusterService.ts';
 import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
 import type { CatalogEntry } from '../../src/index.ts';
-import { pgliteListener, usePglite } from '../storage/postgresHarness.ts';
+import { pgliteListener, run, usePglite } from '../storage/postgresHarness.ts';
 import { clusterOn, settledPair } from './clusterSuite.ts';
 
 const db = usePglite();
@@ -20,11 +21,11 @@ afterEach(async () => {
 async function pair() {
   const c = clusterOn({ pool: db.pool, schemas: db.schemas, listen: pgliteListener(() => db.db), keeperPool: db.pool }, hosts);
   const [a, b] = await settledPair(c);
-  const { clock, sessions } = c;
+  const { clock, sessions, schema } = c;
   const heldBy = (owner: ClusterService, from = 0) => {
     for (let i = from; ; i++) if (owner.held().has(shardOf(`user-${i}`))) return `user-${i}`;
   };
-  return { a, b, clock, sessions, heldBy };
+  return { a, b, clock, sessions, heldBy, schema };
 }
 
 const ids = (entries: readonly CatalogEntry[]) => entries.map((e) => e.record.id);
@@ -79,4 +80,24 @@ test('catalog, drift and re-anchor span every shard; a failure stored by its own
   expect(topology.shards).toHaveLength(256);
   expect(topology.shards.filter((s) => s.owner === 'host-a')).toHaveLength(128);
   expect(topology.shards[shardOf(atB)]).toMatchObject({ owner: 'host-b', epoch: b.held().get(shardOf(atB)) });
+});
+
+test('a row whose columns disagree with its JSON fails the catalog at either Host, naming the row', async () => {
+  const { a, b, heldBy, schema } = await pair();
+  const created = await a.callTool(heldBy(b), 'schedule_create', { title: 'Tea', prompt: 'tea', after_seconds: 60 });
+  if ('code' in created) throw new Error(JSON.stringify(created));
+  expect(ids(await b.remote.catalog())).toEqual([created.id]);
+  // The same statement reads the time-zone data version the schema records.
+  await run(
+    db.pool,
+    `insert into "${schema}".domain_meta (key, value) values ('tzdata', '1999z') on conflict (key) do update set value = excluded.value`,
+  );
+  expect(await a.remote.drift()).toMatchObject({ writtenWith: '1999z', tasks: [] });
+  await run(db.pool, `update "${schema}".tasks set status = 'inactive' where id = $1`, [created.id]);
+  for (const host of [a, b]) {
+    await expect(host.remote.catalog()).rejects.toMatchObject({
+      code: 'corrupt_schedule_log',
+      message: expect.stringContaining(`row "${created.id}": status is "active", but the status column is "inactive"`),
+    });
+  }
 });

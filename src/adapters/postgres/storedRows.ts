@@ -17,6 +17,10 @@ export type RowFilter =
   | { readonly kind: 'dueBetween'; readonly from: number; readonly until: number }
   | { readonly kind: 'sessions'; readonly sessionIds: readonly string[] };
 
+/** The columns a read of task rows selects, as {@link decodeRows} reads them. */
+export const ROW_COLUMNS =
+  'id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row';
+
 /** The statement reading the rows of `filter` within `shards` (every shard when undefined), in stored order. */
 export function rowsQuery(
   quoted: string,
@@ -38,8 +42,7 @@ export function rowsQuery(
     where.push(`status = 'active' and next_target >= ${instant(filter.from)} and next_target < ${instant(filter.until)}`);
   }
   if (filter.kind === 'sessions') where.push(`session_id = any(${bind(filter.sessionIds)}::text[])`);
-  const text = `select id, session_id, shard, status, floor(extract(epoch from next_target) * 1000)::bigint::text as next_target_ms, row::text as row
-       from ${quoted}.tasks${where.length === 0 ? '' : ` where ${where.join(' and ')}`} order by position`;
+  const text = `select ${ROW_COLUMNS} from ${quoted}.tasks${where.length === 0 ? '' : ` where ${where.join(' and ')}`} order by position`;
   return { text, values };
 }
 
