@@ -93,11 +93,10 @@ let printedOrderHolds: boolean | undefined;
 
 /**
  * Whether this runtime prints the fields in the order PRINTED expects. The order is the locale's
- * pattern, the same for every zone, so it is checked once, on a zone with an offset.
+ * pattern, the same for every zone, so it is checked once, on the first formatter made.
  */
-function printedOrder(): boolean {
+function printedOrder(format: Intl.DateTimeFormat): boolean {
   if (printedOrderHolds === undefined) {
-    const format = formatOf('Asia/Kolkata');
     const probes = [FIRST_READ_SEC, 0, 1_234_567_890, LAST_READ_SEC];
     printedOrderHolds = probes.every((sec) => printedReading(format, sec) === partsReading(format, sec));
   }
@@ -107,7 +106,7 @@ function printedOrder(): boolean {
 function makeReader(id: string): OffsetReader {
   const format = formatOf(id);
   // The printed string is read far faster than formatToParts builds its parts.
-  if (!printedOrder()) return (sec) => partsReading(format, sec);
+  if (!printedOrder(format)) return (sec) => partsReading(format, sec);
   return (sec) => printedReading(format, sec) ?? partsReading(format, sec);
 }
 
