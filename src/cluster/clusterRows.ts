@@ -1,8 +1,8 @@
 // What any Host of a cluster reads straight from the shared schema, whoever holds the shards: every
-// task row (decoded strictly and checked against its columns, as an open reads it), the time-zone data version the schema
-// records, and who holds what — the live Hosts of `cluster_hosts` and the owner, epoch and expiry
-// of each of the 256 `shard_leases`. Each read is one statement; the database's clock says
-// which Hosts and leases are live. Nothing here writes.
+// task row (decoded strictly and checked against its columns, as an open reads it), the time-zone
+// data version the schema records, and who holds what — the live Hosts of `cluster_hosts` and the
+// owner, epoch and expiry of each of the 256 `shard_leases`. Each read is one statement; the
+// database's clock says which Hosts and leases are live. Nothing here writes.
 import type { SqlPool } from '../adapters/postgres/driver.ts';
 import { quoteSchema } from '../adapters/postgres/migrations.ts';
 import { SchemaQueries } from '../adapters/postgres/schemaQueries.ts';
@@ -48,6 +48,7 @@ export class ClusterReader {
        order by position nulls last`,
       [],
     );
+    // The version's row has no position, so it sorts last.
     const meta = result.rows.at(-1);
     const tzdata = meta !== undefined && meta.id === null ? String(meta.tzdata) : undefined;
     const rows = decodeRows(this.schema, tzdata === undefined ? result.rows : result.rows.slice(0, -1));

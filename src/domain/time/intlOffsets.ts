@@ -1,8 +1,8 @@
 // A zone's UTC offset at one whole second, read from the runtime's Intl time-zone data the way
-// temporal-polyfill reads it: the same formatter fields, the same clamp of the instant read, and the same
-// sampling period per zone. zoneRules.ts lays these readings on temporal-polyfill's sampling grid,
-// so the offsets it derives are Temporal's own, to the second. One formatter per zone, kept for
-// the process (making one costs far more than a reading).
+// temporal-polyfill reads it: the same formatter fields, the same clamp of the instant read, and
+// the same sampling period per zone. zoneRules.ts lays these readings on temporal-polyfill's
+// sampling grid, so the offsets it derives are Temporal's own, to the second. One formatter per
+// zone, kept for the process (making one costs far more than a reading).
 import { daysFromCivil } from './cron/civil.ts';
 
 /**
