@@ -1,17 +1,24 @@
-// `npm run build`: compiles the shipped code (src/ and machines/, per tsconfig.build.json) into
-// dist/ — JavaScript without comments and .d.ts declarations with them, no source maps — and checks
-// the result. TypeScript rewrites the sources' relative `.ts` imports to `.js` in the JavaScript
-// but keeps them in the declarations; those are rewritten here, so every emitted file names the
-// files that are actually shipped. Every relative specifier is then checked to end in `.js` and
-// to name an emitted file, and the CLI entry to start with its `#!` line and be executable.
-// The console's web page is copied beside its module (`dist/src/console/static/`), with the three
-// vendor modules its import map names and their licences (`dist/src/console/vendor/`), so an
-// installed package serves the page without Preact or htm installed.
+// `npm run build`: builds the shipped code (src/ and machines/, per tsconfig.build.json) into dist/
+// and checks the result. TypeScript emits the .d.ts declarations, with their doc comments, one per
+// source file; its `.ts` import specifiers are rewritten to `.js` so every declaration names a
+// shipped file. The JavaScript is bundled by esbuild: one file per package entry (package.json
+// `exports` and `bin`, at the same dist/ paths the declarations sit beside) and the modules two
+// or more entries share in dist/chunks/, without comments, every dependency left to Node to
+// resolve. One file per entry instead of one per source module: a Host's process loads the core
+// from a handful of files rather than 130-odd, which is most of the module loading a restart pays
+// (BENCHMARKS.md, restore). A module two entries share lives in one chunk, so `ScheduleError` and
+// the actors' logic stay one class and one object whichever entries a Host imports. Every relative
+// specifier is then checked to end in `.js` and to name an emitted file, and the CLI entry to
+// start with its `#!` line and be executable. The console's web page is copied into
+// `dist/src/console/static/`, with the three vendor modules its import map names and their
+// licences (`dist/src/console/vendor/`), so an installed package serves the page without Preact
+// or htm installed.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -51,15 +58,45 @@ function filesUnder(dir: string): string[] {
 /** The declaration file a `.js` specifier of a declaration stands for. */
 const declarationOf = (jsPath: string): string => jsPath.replace(/\.js$/, '.d.ts');
 
-function main(): number {
+/** The source file of each shipped entry: `./dist/<path>.js` in package.json is built from `<path>.ts`. */
+function entrySources(): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { import?: string }>;
+    bin: Record<string, string>;
+  };
+  const built = [
+    ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [] : [target.import ?? ''])),
+    ...Object.values(manifest.bin),
+  ].filter((path) => path.startsWith('./dist/') && path.endsWith('.js'));
+  return [...new Set(built)].map((path) => join(root, `${path.slice('./dist/'.length, -'.js'.length)}.ts`));
+}
+
+/** Bundles every entry into dist/ at its own path, the modules entries share into dist/chunks/. */
+async function bundleEntries(): Promise<void> {
+  await build({
+    entryPoints: entrySources(),
+    absWorkingDir: root,
+    outbase: root,
+    outdir: dist,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    chunkNames: 'chunks/[name]-[hash]',
+    legalComments: 'none',
+    charset: 'utf8',
+    logLevel: 'warning',
+  });
+}
+
+async function main(): Promise<number> {
   rmSync(dist, { recursive: true, force: true });
-  // Two passes: the declarations keep every doc comment (what an editor shows a Host developer);
-  // the JavaScript leaves comments out, since the sources with them are one link away.
-  for (const pass of [['--emitDeclarationOnly'], ['--declaration', 'false', '--removeComments']]) {
-    const tscPath = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const tsc = spawnSync(process.execPath, [tscPath, '-p', 'tsconfig.build.json', ...pass], { cwd: root, stdio: 'inherit' });
-    if (tsc.status !== 0) return tsc.status ?? 1;
-  }
+  const tscPath = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const tsc = spawnSync(process.execPath, [tscPath, '-p', 'tsconfig.build.json', '--emitDeclarationOnly'], { cwd: root, stdio: 'inherit' });
+  if (tsc.status !== 0) return tsc.status ?? 1;
+  await bundleEntries();
   copyConsoleAssets();
 
   const problems: string[] = [];
@@ -91,4 +128,4 @@ function main(): number {
   return 0;
 }
 
-process.exitCode = main();
+process.exitCode = await main();

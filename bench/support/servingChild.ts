@@ -4,6 +4,8 @@
 // schedule_create, or pg-boss started and answering a `send` of a job with a start time. It prints
 // one JSON line: the ms from the process's start (Node's time origin) until that answer, and the
 // RSS then. What each case needs is imported only in its case, so neither pays for the other's modules.
+// Ours is the built package (dist/, which restore.bench.ts builds first), as a Host installs it:
+// imported by the package's own name, which resolves to this checkout's dist/.
 
 /** What the parent passes as the one argument (JSON). */
 export interface ServingOptions {
@@ -25,8 +27,11 @@ const inADay = (): Date => new Date(Date.now() + 86_400_000);
 
 async function serveOurs(o: ServingOptions): Promise<() => Promise<void>> {
   const { default: pg } = await import('pg');
-  const { postgresStorage } = await import('../../src/adapters/postgres/postgresStorage.ts');
-  const { createScheduleService } = await import('../../src/service.ts');
+  // Names held in variables: the type checker reads the sources, Node the built entries.
+  const core: string = 'agent-schedule';
+  const postgres: string = 'agent-schedule/postgres';
+  const { createScheduleService } = (await import(core)) as typeof import('../../src/index.ts');
+  const { postgresStorage } = (await import(postgres)) as typeof import('../../src/entries/postgres.ts');
   const pool = new pg.Pool({ connectionString: o.url, max: 10, application_name: 'agent-schedule-bench serving' });
   const service = await createScheduleService({
     sessions: {

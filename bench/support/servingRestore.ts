@@ -2,10 +2,12 @@
 // Sessions, due evenly over the next 30 days, so a few hundred within the one-hour passivation
 // horizon) in a PostgreSQL schema of postgresStorage, and the same number of jobs with a start time
 // in a pg-boss schema on the same server; then, alternating, a fresh process for each comes up
-// and answers one create (servingChild.ts). Schemas `cluster_bench_<run>_…` and
+// and answers one create (servingChild.ts), ours from the package built first (`npm run build`,
+// dist/ of this checkout). Schemas `cluster_bench_<run>_…` and
 // `pgboss_bench_<run>_…`, dropped at the end.
 import { spawnSync } from 'node:child_process';
-import { extname } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { envNumber } from './benchEnv.ts';
@@ -72,6 +74,13 @@ async function seedBoss(schema: string, start: number): Promise<void> {
   }
 }
 
+/** Builds dist/ of the checkout the package name resolves to here: the files the serving child imports. */
+function buildPackage(): void {
+  const root = dirname(createRequire(import.meta.url).resolve('agent-schedule/package.json'));
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (build.status !== 0) throw new Error(`npm run build failed in ${root}: exit code ${build.status}`);
+}
+
 function serveOnce(options: ServingOptions): ServingFigures {
   const child = spawnSync(process.execPath, [...runnable(childPath), JSON.stringify(options)], {
     encoding: 'utf8',
@@ -92,6 +101,7 @@ export async function measureServing(): Promise<ServingResults> {
   const bossSchema = benchSchema('serving', 'pgboss_bench');
   const admin = adminPool();
   try {
+    buildPackage();
     const t0 = performance.now();
     const start = Date.now();
     await seedOurs(ours, start);

@@ -3,11 +3,8 @@
 // message —, 2 bad usage: one line and a hint to `--help`). With `--json` a failure is printed as
 // `{"code", "message"}` on stdout instead, with the same exit code. The global options may come
 // before the command name (globalOptions.ts). `--version` prints the
-// package's version. New subcommands are added to COMMANDS. The module runs `main` itself
-// when it is executed directly (`tsx src/cli/main.ts …`) and only exports it when imported (as
-// bin/agent-schedule.js does).
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// package's version. New subcommands are added to COMMANDS. The module only exports `main`: the
+// installed command (src/cli/bin.ts) and bin/agent-schedule.js in the repository run it.
 import { isScheduleError } from '../domain/errors.ts';
 import { CliFailure, type CliIo, type Command, processIo, UsageError } from './command.ts';
 import { type CommandLine, splitCommandLine } from './globalOptions.ts';
@@ -116,16 +113,3 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 1;
   }
 }
-
-/** True when this module is the program being run rather than an import. */
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) process.exitCode = await main(process.argv.slice(2));

@@ -1,6 +1,6 @@
 // The web task page: `/` serves index.html, `/static/<file>` the page's own files, and `/vendor/…`
 // the ESM builds of Preact, its hooks and htm through an explicit table (the page's import map
-// points there): shipped beside this module in the built package (`npm run build` copies them),
+// points there): shipped in the built package's dist/src/console/ (`npm run build` copies them),
 // read from node_modules when running from the sources. The page names every file and API route
 // by a relative URL, so it works under any base path. Nothing outside the static folder is ever
 // served: paths are resolved, checked to stay inside it (after following links) and limited to
@@ -14,10 +14,20 @@ import type { Context, Hono } from 'hono';
 import { sendFailure } from './failures.ts';
 import { pageHeaders } from './pageHeaders.ts';
 
+/**
+ * The console's folder of page files: beside this module in the sources (src/console/). The
+ * built package bundles this module into dist/src/console/index.js or a chunk in dist/chunks/,
+ * and keeps the page's files in dist/src/console/ — beside the entry, one folder over from a chunk.
+ */
+function assetsDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return existsSync(join(here, 'static')) ? here : join(here, '..', 'src', 'console');
+}
+
 /** The folder the page is served from. */
-export const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
+export const STATIC_DIR = join(assetsDir(), 'static');
 /** Where the built package keeps the vendor modules. */
-const VENDOR_DIR = fileURLToPath(new URL('./vendor/', import.meta.url));
+const VENDOR_DIR = join(assetsDir(), 'vendor');
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',

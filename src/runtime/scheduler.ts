@@ -51,7 +51,9 @@
 // to be spawned, as a restored task is — and only then takes the due tasks, so a clock that jumps
 // far ahead activates a task and delivers it in the same wake. A committed change that brings a
 // passivated task within the horizon activates it at once; a live task stays live whatever its
-// row becomes, until it is deleted or ends.
+// row becomes, until it is deleted or ends. An open is the one exception to "within the horizon is
+// live": a restored task gets its actor a minute (`RESTORE_LEAD_MS`) before it falls due, so a
+// restart spawns what its first minute needs and is ready sooner; the others follow as they come.
 
 import type { DueTasks, FailureCause, FlushedAttempt, TaskWake, WaitingReceipt } from '../../machines/events.ts';
 import type { DeliveryFailure, FailureStage, TaskRow } from '../domain/tasks/types.ts';
@@ -60,6 +62,12 @@ import { retriedWrites } from '../planning/pendingReceipts.ts';
 import type { Clock, Logger } from '../ports.ts';
 import type { ResolvedConfig } from './config.ts';
 import { DueQueue } from './dueQueue.ts';
+
+/**
+ * How far ahead of its due instant a restored task gets its actor when the horizon is longer: an
+ * open spawns the actors of its first minute, not of its whole horizon, and is ready sooner.
+ */
+export const RESTORE_LEAD_MS = 60_000;
 
 /** The most due tasks one turn hands to their Sessions (a Session's due tasks are never split). */
 export const HAND_OUT_TASKS = 256;
@@ -127,7 +135,8 @@ export class Scheduler {
   /** Passivated tasks without a due instant (paused, not run now). */
   private readonly dormant = new Set<string>();
   /**
-   * Passivated tasks with a due instant, keyed by when they are activated (due − horizon). They
+   * Passivated tasks with a due instant, keyed by when they are activated (due − horizon, or
+   * due − {@link RESTORE_LEAD_MS} for one restored within the horizon). They
    * join the due queue when activated: a passivated task is never attempted, so its due key would
    * only ever be its due instant.
    */
@@ -176,10 +185,13 @@ export class Scheduler {
    * The rows of a freshly opened domain, none of them known yet (inactive ones are skipped): each
    * active row is queued at its due instant and placed live or passivated, with each queue built
    * once. Answers the active rows that get a task actor now, in the order given: every one without
-   * a horizon, else the live ones.
+   * a horizon, else those due within {@link RESTORE_LEAD_MS} (or the horizon, when shorter). The
+   * others due within the horizon are activated that lead before they fall due, so an open spawns
+   * only the actors its first minute needs and the rest follow as their turn comes.
    */
   trackRestored(rows: Iterable<TaskRow>): TaskRow[] {
     const horizon = this.options.config.passivationHorizonMs;
+    const lead = horizon === null ? 0 : Math.min(horizon, RESTORE_LEAD_MS);
     const now = this.options.clock.now();
     const queue = this.queue;
     const spawned: TaskRow[] = [];
@@ -192,6 +204,7 @@ export class Scheduler {
         spawned.push(row);
       } else if (due === undefined) this.dormant.add(id);
       else if (due - horizon > now) this.activations.append(id, due - horizon);
+      else if (due - lead > now) this.activations.append(id, due - lead);
       else {
         this.live.add(id);
         queue.append(id, due);

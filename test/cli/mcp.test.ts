@@ -32,7 +32,7 @@ interface Connected {
 async function connect(...args: string[]): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp', ...args],
+    args: ['--import', 'tsx', 'src/cli/bin.ts', 'mcp', ...args],
     cwd: root,
     stderr: 'pipe',
   });
@@ -58,7 +58,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 
 /** Runs `agent-schedule mcp …args` to its exit, with stdin closed at once. */
 const spawnMcp = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp', ...args], { cwd: root, encoding: 'utf8', input: '' });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'mcp', ...args], { cwd: root, encoding: 'utf8', input: '' });
 
 const dirs: string[] = [];
 async function tempData(): Promise<string> {

@@ -187,8 +187,8 @@ describe('entry points', () => {
   const args = ['preview', '--every', '60', '--from', '2030-01-01T00:00:00Z', '--count', '1', '--json'];
   const expected = [{ at: '2030-01-01T00:01:00.000Z', local: '2030-01-01T00:01:00', offset: '+00:00', notes: [] }];
 
-  it('src/cli/main.ts runs main when executed directly', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, encoding: 'utf8' });
+  it('src/cli/bin.ts, the installed command, runs main once', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: root, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(expected);
   });

@@ -79,6 +79,7 @@ describe('inspector bounds', () => {
       storage: memoryStorage(domainOf(20_000)),
       clock,
       inspect: inspector.inspect,
+      config: { passivationHorizonMs: null }, // every task live: 20k actors to record
     });
     const { counts, events } = inspector.view({ limit: 10 });
     expect(counts).toMatchObject({ supervisor: 1, session: 100, task: 20_000 });

@@ -137,15 +137,16 @@ describe('the bounded summary', () => {
   it('passivated tasks the query selects are counted apart, at most `tasks` of them listed', async () => {
     const r = await rig(3_600_000);
     const summary = r.inspector.summary({ tasks: 5 });
-    // Due within the hour: sch_1 … sch_60 have actors; the other 340 wait as rows.
-    expect(summary.taskCount).toBe(60);
-    expect(summary.passivatedCount).toBe(340);
+    // Restored, only sch_1 is due within the first minute and has an actor; the other 399 wait as
+    // rows, each until a minute before it falls due.
+    expect(summary.taskCount).toBe(1);
+    expect(summary.passivatedCount).toBe(399);
     expect(summary.passivated).toHaveLength(5);
     expect(summary.passivated?.every((p) => p.state === 'passivated')).toBe(true);
     const matching = r.inspector.summary({ text: 'sch_39' });
-    expect(matching.taskCount).toBe(1);
-    expect(matching.passivatedCount).toBe(10);
-    expect(matching.passivated?.map((p) => p.id).sort()).toEqual(Array.from({ length: 10 }, (_, k) => `sch_39${k}`));
+    expect(matching.taskCount).toBe(0);
+    expect(matching.passivatedCount).toBe(11);
+    expect(matching.passivated?.map((p) => p.id).sort()).toEqual(['sch_39', ...Array.from({ length: 10 }, (_, k) => `sch_39${k}`)]);
     // s1 holds sch_1 (live), and sch_121 and sch_161 among its passivated tasks.
     expect(r.inspector.summary({ text: 'sch_1', sessionId: 's1' })).toMatchObject({ taskCount: 1, passivatedCount: 2 });
   });

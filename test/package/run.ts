@@ -21,7 +21,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { consoleMount } from './consoleMount.ts';
 import { REMINDER_TEXT, TYPED_RESULTS_OUTPUT } from './expected.ts';
@@ -40,12 +40,17 @@ const SHIPPED_FOLDERS = ['dist/', 'docs/'];
 /** Paths that must never be shipped: tests, benchmarks, CI, the reference Host, sources. */
 const FORBIDDEN =
   /(^|\/)(test|tests|bench|\.ci|host|examples|scripts|visualizations|node_modules|data)(\/|$)|\.(test|bench)\.|(?<!\.d)\.ts$/;
-/** The one folder of dist/ that may import each optional peer: the entry that needs it. */
-const OPTIONAL_PEER_HOMES: Readonly<Record<string, string>> = {
-  pg: 'dist/src/adapters/postgres/',
-  '@modelcontextprotocol/sdk': 'dist/src/mcp/',
-  hono: 'dist/src/console/',
-  'prom-client': 'dist/src/console/',
+/**
+ * The entries (package.json `exports` and `bin`) whose code may import each optional peer: a file
+ * of dist/ that imports it may be loaded, through the relative imports of the bundle's entries
+ * and chunks, from these entries only. The command line reaches pg for `migrate` and the MCP SDK
+ * for `mcp`.
+ */
+const OPTIONAL_PEER_HOMES: Readonly<Record<string, readonly string[]>> = {
+  pg: ['dist/src/entries/postgres.js', 'dist/src/cli/bin.js'],
+  '@modelcontextprotocol/sdk': ['dist/src/mcp/index.js', 'dist/src/cli/bin.js'],
+  hono: ['dist/src/console/index.js'],
+  'prom-client': ['dist/src/console/index.js'],
 };
 /** Optional peers no shipped file imports: what an optional peer needs beside it (zod for the MCP SDK). */
 const PEERS_OF_PEERS = ['zod'];
@@ -164,6 +169,38 @@ function checkFileList(entry: PackEntry): void {
   );
 }
 
+/**
+ * For each shipped file, the entries (package-relative paths named by `exports` and `bin`) that
+ * load it: through the relative imports, static and dynamic, of the bundle's entries and chunks.
+ */
+function entriesReaching(installed: string, files: readonly string[]): Map<string, string[]> {
+  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { import?: string }>;
+    bin: Record<string, string>;
+  };
+  const targets = [
+    ...Object.values(manifest.exports).map((t) => (typeof t === 'string' ? t : (t.import ?? ''))),
+    ...Object.values(manifest.bin),
+  ].filter((t) => t.endsWith('.js'));
+  const imports = new Map(
+    files.map((file) => [
+      file,
+      [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.\.?\/[^'"\s]+)\1/g)].map((m) =>
+        join(dirname(file), m[2] ?? ''),
+      ),
+    ]),
+  );
+  const reached = new Map<string, string[]>();
+  for (const target of new Set(targets)) {
+    const entry = join(installed, target);
+    const name = relative(installed, entry);
+    const seen = new Set([entry]);
+    for (const file of seen) for (const next of imports.get(file) ?? []) seen.add(next);
+    for (const file of seen) reached.set(file, [...(reached.get(file) ?? []), name]);
+  }
+  return reached;
+}
+
 /** Bare specifiers the shipped JavaScript imports must be Node built-ins or declared dependencies, and every dependency is used. */
 function checkImports(installed: string): void {
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
@@ -172,12 +209,8 @@ function checkImports(installed: string): void {
     peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   };
   const dependencies = Object.keys(manifest.dependencies ?? {});
-  // Optional peers may be imported only by the entry point that needs them (OPTIONAL_PEER_HOMES).
+  // Optional peers may be imported only by the entry points that need them (OPTIONAL_PEER_HOMES).
   const optionalPeers = Object.keys(manifest.peerDependencies ?? {}).filter((p) => manifest.peerDependenciesMeta?.[p]?.optional === true);
-  const homeOf = (peer: string): string | undefined => {
-    const home = OPTIONAL_PEER_HOMES[peer];
-    return home === undefined ? undefined : join(installed, home);
-  };
   const peerImports: string[] = [];
   const builtins = new Set(builtinModules);
   const used = new Set<string>();
@@ -185,15 +218,18 @@ function checkImports(installed: string): void {
   // The page's own modules run in the browser, where its import map names the shipped vendor files.
   const browser = join(installed, 'dist', 'src', 'console', 'static');
   const nodeFiles = filesUnder(join(installed, 'dist')).filter((f) => f.endsWith('.js') && !f.startsWith(browser));
+  const reachedFrom = entriesReaching(installed, nodeFiles);
   for (const file of nodeFiles) {
     for (const match of readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"./\s][^'"\s]*)\1/g)) {
       const spec = match[2] ?? '';
       if (spec.startsWith('node:') || builtins.has(spec)) continue;
       const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec);
+      const homes = OPTIONAL_PEER_HOMES[name];
+      const entries = reachedFrom.get(file) ?? [];
       if (dependencies.includes(name)) used.add(name);
-      else if (optionalPeers.includes(name) && file.startsWith(homeOf(name) ?? '\0'))
-        peerImports.push(`${relative(installed, file)}: ${spec}`);
-      else undeclared.push(`${relative(installed, file)}: ${spec}`);
+      else if (optionalPeers.includes(name) && homes !== undefined && entries.every((e) => homes.includes(e)))
+        peerImports.push(`${relative(installed, file)}: ${spec} (from ${entries.join(', ')})`);
+      else undeclared.push(`${relative(installed, file)}: ${spec} (from ${entries.join(', ') || 'no entry'})`);
     }
   }
   check('the shipped JavaScript imports only Node built-ins and declared dependencies', undeclared.length === 0, undeclared.join('\n'));

@@ -225,6 +225,33 @@ describe('passivation', () => {
     expect(delivered(r, 's2')).toEqual([farther]);
   });
 
+  it('after a restart a task within the horizon gets its actor a minute before it falls due', async () => {
+    const storage = memoryStorage();
+    const sessions = createFakeSessions();
+    const first = await rig({ storage, sessions });
+    const soon = await create(first, 's1', { after_seconds: 50 });
+    const later = await create(first, 's1', { after_seconds: 1800 });
+    const edited = await create(first, 's2', { after_seconds: 2400 });
+    expect(taskActors(first)).toEqual([soon, later, edited].sort());
+    await close(first);
+    const r = await rig({ storage, sessions, clock: createManualClock(T0) });
+    expect(taskActors(r)).toEqual([soon]);
+    expect(r.inspector.view().passivatedCount).toBe(2);
+    // A change within the horizon activates at once, as it does for any passivated task.
+    await r.svc.callTool('s2', 'schedule_update', { id: edited, title: 'moved' });
+    await r.svc.whenIdle();
+    expect(taskActors(r)).toEqual([soon, edited].sort());
+    await advance(r, 29 * MINUTE - 1);
+    expect(taskActors(r)).toEqual([edited]); // the one-shot `soon` was delivered and ended
+    expect(delivered(r, 's1')).toEqual([soon]);
+    await advance(r, 1);
+    expect(taskActors(r)).toEqual([edited, later].sort());
+    await advance(r, MINUTE);
+    expect(delivered(r, 's1')).toEqual([soon, later]);
+    await advance(r, 10 * MINUTE);
+    expect(delivered(r, 's2')).toEqual([edited]);
+  });
+
   it('deletes and a Session stop of passivated tasks leave nothing to deliver', async () => {
     const r = await rig();
     const a = await create(r, 's1', { at: at(3 * HOUR) });
