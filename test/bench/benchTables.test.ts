@@ -1,6 +1,6 @@
 // How bench:compare reads the delivery benchmark's printout: each figure under one name, whichever
 // label the commit that printed it used, so a run before a row's rename pairs with a run after it.
-import { readDelivery } from '../../bench/support/benchTables.ts';
+import { readDelivery, readRestore } from '../../bench/support/benchTables.ts';
 
 const table = (first: string, rows: ReadonlyArray<readonly [string, string]>): string =>
   [`| ${first} | value |`, '|---|---:|', ...rows.map(([m, v]) => `| ${m} | ${v} |`)].join('\n');
@@ -45,5 +45,36 @@ describe('readDelivery', () => {
 
   it('notes a printout without the delivery table', () => {
     expect(readDelivery('no tables here')).toEqual({ figures: [], notes: ['delivery: no "wake → last commit" row found'] });
+  });
+});
+
+describe('readRestore', () => {
+  it('reads the start-to-serving medians beside the restore cases, and the serving table alone', () => {
+    const serving = [
+      '| system | process start → serving, median (range) | RSS at serving, median (range) |',
+      '|---|---:|---:|',
+      '| postgresStorage | 339 ms (294–384) | 65 MB (65–66) |',
+      '| pg-boss | 249 ms (217–281) | 59 MB (59–59) |',
+    ].join('\n');
+    const cases = [
+      '| tasks | source | passivation | restore | of which storage open | heap added |',
+      '|---:|---|---|---:|---:|---:|',
+      '| 100,000 | five kinds, `schedule.json` | on | 644 ms | 471 ms | 56 MB |',
+    ].join('\n');
+    const both = readRestore(`${cases}\n\n${serving}\n`);
+    expect(both.figures.map((f) => [f.measure, f.value, f.unit])).toEqual([
+      ['100,000 tasks (five kinds, `schedule.json`), passivation on: restore', 644, 'ms'],
+      ['100,000 tasks (five kinds, `schedule.json`), passivation on: heap added', 56, 'MB'],
+      ['postgresStorage: process start → serving', 339, 'ms'],
+      ['postgresStorage: RSS at serving', 65, 'MB'],
+      ['pg-boss: process start → serving', 249, 'ms'],
+      ['pg-boss: RSS at serving', 59, 'MB'],
+    ]);
+    expect(readRestore(`${serving}\n`).figures.map((f) => f.measure)).toEqual([
+      'postgresStorage: process start → serving',
+      'postgresStorage: RSS at serving',
+      'pg-boss: process start → serving',
+      'pg-boss: RSS at serving',
+    ]);
   });
 });
