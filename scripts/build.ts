@@ -5,8 +5,8 @@
 // `exports` and `bin`, at the same dist/ paths the declarations sit beside) and the modules two
 // or more entries share in dist/chunks/, without comments, every dependency left to Node to
 // resolve. One file per entry instead of one per source module: a Host's process loads the core
-// from a handful of files rather than 130-odd, which is most of the module loading a restart pays
-// (BENCHMARKS.md, restore). A module two entries share lives in one chunk, so `ScheduleError` and
+// and the PostgreSQL storage from a few dozen files rather than 130-odd, which was most of the
+// module loading a restart paid (BENCHMARKS.md, restore). A module two entries share lives in one chunk, so `ScheduleError` and
 // the actors' logic stay one class and one object whichever entries a Host imports. Every relative
 // specifier is then checked to end in `.js` and to name an emitted file, and the CLI entry to
 // start with its `#!` line and be executable. The console's web page is copied into

@@ -24,10 +24,11 @@ function assetsDir(): string {
   return existsSync(join(here, 'static')) ? here : join(here, '..', 'src', 'console');
 }
 
+const ASSETS_DIR = assetsDir();
 /** The folder the page is served from. */
-export const STATIC_DIR = join(assetsDir(), 'static');
+export const STATIC_DIR = join(ASSETS_DIR, 'static');
 /** Where the built package keeps the vendor modules. */
-const VENDOR_DIR = join(assetsDir(), 'vendor');
+const VENDOR_DIR = join(ASSETS_DIR, 'vendor');
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
