@@ -2,10 +2,13 @@
 // 3 Host processes: hourly tasks (each Session gets one batch message of its 10 reminders) and
 // one-shots (one message per reminder). The tasks are written to the schema before the Hosts start; each Host
 // restores those of the shards it takes. Once the shares have settled and every shard's service is
-// open and idle, the parent moves every Host's clock so that the instant arrives at a real moment
-// a little ahead, and polls the Hosts' Sessions until every reminder has been flushed into them:
-// the figure is from that moment to the end of the last flush.
+// open and idle, the parent moves every Host's clock to a minute before the instant, where real
+// time would pass on its way there (a restored task gets its actor a minute before it falls due:
+// `RESTORE_LEAD_MS`), waits for the Hosts to be idle again, then moves the clocks so that the instant
+// arrives at a real moment a little ahead, and polls the Hosts' Sessions until every reminder has
+// been flushed into them: the figure is from that moment to the end of the last flush.
 import type pg from 'pg';
+import { RESTORE_LEAD_MS } from '../../src/runtime/scheduler.ts';
 import { realNow } from '../../test/reliability/acceleratedClock.ts';
 import { envNumber } from './benchEnv.ts';
 import { benchSchema } from './clusterDb.ts';
@@ -59,6 +62,11 @@ export async function measureBurst(admin: pg.Pool, hosts: number, kind: 'every' 
   await seedRows(admin, schema, dueRows(kind, BURST_TASKS, BURST_SESSIONS, 'burst-', new Date(DUE).toISOString()));
   const g = await startGroup(admin, { mode: 'cluster', count: hosts, tag, schema });
   try {
+    await Promise.all(g.hosts.map((h) => h.send('idle')));
+    // The minute before the instant: the tasks' actors are spawned (the timers re-armed on the
+    // moved clock fire at once), as they would be while real time passed it.
+    await Promise.all(g.hosts.map((h) => h.send('move', { sim: DUE - RESTORE_LEAD_MS, real: realNow() })));
+    await sleep(LEAD_MS);
     await Promise.all(g.hosts.map((h) => h.send('idle')));
     const setupMs = performance.now() - t0;
     const before = await Promise.all(g.hosts.map((h) => h.send<Stats>('stats')));
