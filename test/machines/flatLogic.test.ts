@@ -138,7 +138,8 @@ describe('flat machine logic: the task logic against XState', () => {
         expect(fast).toEqual(steps(taskMachine, row, events));
         emitted += fast.reduce((n, step) => n + step.wakes.length, 0);
       }),
-      { numRuns: 1000 },
+      // Seeded: the count below is over the cases generated, and a random seed once drew exactly 100.
+      { numRuns: 1000, seed: 7 },
     );
     // The runs reach the transitions that report.
     expect(emitted).toBeGreaterThan(100);
