@@ -233,10 +233,17 @@ export class PostgresStorage implements ScheduleStorage {
       until === undefined ? { kind: 'all' } : { kind: 'dueBefore', until },
     );
     const calls = await this.readCalls(client, shards);
-    const counter = await sequenceNext(client, this.quoted);
+    // The sequence and the time-zone data version in one round trip (`value` is never null: a
+    // null is a missing row).
+    const counted = await client.query(
+      `select last_value::text as last_value, is_called,
+              (select value from ${this.quoted}.domain_meta where key = 'tzdata') as tzdata
+         from ${this.quoted}.task_number`,
+    );
+    const counter = nextOfSequence(counted.rows[0]);
     this.sequenceFloor = Math.max(this.sequenceFloor, counter);
-    const meta = await client.query(`select value from ${this.quoted}.domain_meta where key = 'tzdata'`);
-    const tzdata = decodeTzdata(meta.rows.length === 0 ? {} : { tzdata: meta.rows[0]?.value }, `${this.schema}.domain_meta`);
+    const stored = counted.rows[0]?.tzdata;
+    const tzdata = decodeTzdata(stored === null || stored === undefined ? {} : { tzdata: stored }, `${this.schema}.domain_meta`);
     return {
       tasks,
       // Rows left unread hold ids the sequence has handed out, so the sequence stays ahead of them.
@@ -782,6 +789,9 @@ const counterLockKey = (schema: string): string => `agent-schedule counter ${sch
 /** The number the task-number sequence hands out next. */
 async function sequenceNext(client: SqlClient, quotedSchema: string): Promise<number> {
   const result = await client.query(`select last_value::text as last_value, is_called from ${quotedSchema}.task_number`);
-  const seq = result.rows[0];
-  return seq === undefined ? 1 : Number(seq.last_value) + (seq.is_called === true ? 1 : 0);
+  return nextOfSequence(result.rows[0]);
 }
+
+/** The number a sequence hands out next, from its row (`last_value` as text, `is_called`). */
+const nextOfSequence = (seq: Record<string, unknown> | undefined): number =>
+  seq === undefined ? 1 : Number(seq.last_value) + (seq.is_called === true ? 1 : 0);

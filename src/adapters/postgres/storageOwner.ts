@@ -112,8 +112,11 @@ export class StorageOwner {
       await client.query(
         `insert into ${q}.storage_owner (token, holder, expires_at) values ('', '{}', '-infinity') on conflict (singleton) do nothing`,
       );
+      // The row, locked, and this connection's own backend and application name (what a holder records).
       const found = await client.query(
-        `select token, holder::text as holder, since, expires_at > now() as live from ${q}.storage_owner for update`,
+        `select token, holder::text as holder, since, expires_at > now() as live,
+                pg_backend_pid() as pid, current_setting('application_name') as app
+           from ${q}.storage_owner for update`,
       );
       const current = found.rows[0];
       const token = String(current?.token ?? '');
@@ -121,12 +124,11 @@ export class StorageOwner {
         const holder = holderOf(current.holder, current.since);
         if (await this.mayHold(holder, token, self)) throw new SchemaLockedError(this.schema, holder);
       }
-      const me = await client.query(`select pg_backend_pid() as pid, current_setting('application_name') as app`);
       const holder = {
         host: hostname(),
         ...self,
-        applicationName: String(me.rows[0]?.app ?? ''),
-        backendPid: Number(me.rows[0]?.pid ?? 0),
+        applicationName: String(current?.app ?? ''),
+        backendPid: Number(current?.pid ?? 0),
       };
       await client.query(
         `update ${q}.storage_owner set token = $1, holder = $2::json, since = now(),
