@@ -169,11 +169,15 @@ function checkFileList(entry: PackEntry): void {
   );
 }
 
+/** Every module specifier a shipped file imports: `from '…'`, `import '…'` and `import('…')`. */
+const specifiersOf = (file: string): string[] =>
+  [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"\s]+)\1/g)].map((m) => m[2] ?? '');
+
 /**
  * For each shipped file, the entries (package-relative paths named by `exports` and `bin`) that
  * load it: through the relative imports, static and dynamic, of the bundle's entries and chunks.
  */
-function entriesReaching(installed: string, files: readonly string[]): Map<string, string[]> {
+function entriesReaching(installed: string, specifiers: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
     exports: Record<string, string | { import?: string }>;
     bin: Record<string, string>;
@@ -182,20 +186,14 @@ function entriesReaching(installed: string, files: readonly string[]): Map<strin
     ...Object.values(manifest.exports).map((t) => (typeof t === 'string' ? t : (t.import ?? ''))),
     ...Object.values(manifest.bin),
   ].filter((t) => t.endsWith('.js'));
-  const imports = new Map(
-    files.map((file) => [
-      file,
-      [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])(\.\.?\/[^'"\s]+)\1/g)].map((m) =>
-        join(dirname(file), m[2] ?? ''),
-      ),
-    ]),
-  );
+  const relativeImports = (file: string): string[] =>
+    (specifiers.get(file) ?? []).filter((spec) => /^\.\.?\//.test(spec)).map((spec) => join(dirname(file), spec));
   const reached = new Map<string, string[]>();
   for (const target of new Set(targets)) {
     const entry = join(installed, target);
     const name = relative(installed, entry);
     const seen = new Set([entry]);
-    for (const file of seen) for (const next of imports.get(file) ?? []) seen.add(next);
+    for (const file of seen) for (const next of relativeImports(file)) seen.add(next);
     for (const file of seen) reached.set(file, [...(reached.get(file) ?? []), name]);
   }
   return reached;
@@ -218,11 +216,11 @@ function checkImports(installed: string): void {
   // The page's own modules run in the browser, where its import map names the shipped vendor files.
   const browser = join(installed, 'dist', 'src', 'console', 'static');
   const nodeFiles = filesUnder(join(installed, 'dist')).filter((f) => f.endsWith('.js') && !f.startsWith(browser));
-  const reachedFrom = entriesReaching(installed, nodeFiles);
-  for (const file of nodeFiles) {
-    for (const match of readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"./\s][^'"\s]*)\1/g)) {
-      const spec = match[2] ?? '';
-      if (spec.startsWith('node:') || builtins.has(spec)) continue;
+  const specifiers = new Map(nodeFiles.map((file) => [file, specifiersOf(file)]));
+  const reachedFrom = entriesReaching(installed, specifiers);
+  for (const [file, specs] of specifiers) {
+    for (const spec of specs) {
+      if (spec.startsWith('.') || spec.startsWith('node:') || builtins.has(spec)) continue;
       const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec);
       const homes = OPTIONAL_PEER_HOMES[name];
       const entries = reachedFrom.get(file) ?? [];
