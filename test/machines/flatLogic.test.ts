@@ -101,7 +101,8 @@ describe('flat machine logic: the task logic against XState', () => {
           if (!reached.has(String(s.value))) reached.set(String(s.value), s);
         }
       }),
-      { numRuns: 500 },
+      // Seeded: which states the generated cases reach is asserted below.
+      { numRuns: 500, seed: 7 },
     );
     expect([...reached.keys()].sort()).toEqual(Object.keys(taskMachine.states).sort());
     const samples = fc.sample(eventArb, { numRuns: 400, seed: 7 });
