@@ -3,7 +3,8 @@
 // (here four for each Host below its share) and serves the rest meanwhile; a Host that wanted more
 // than it could open steps again when told an open finished; leases another Host let run out are
 // taken by the established Hosts, beyond their share, not by a newcomer that can open nothing
-// yet; and a shard taken over is kept for the grace period while the Host hands on others.
+// yet; a shard taken over is kept for the grace period while the Host hands on others; and of the
+// shards it serves, a Host hands on first those whose next reminder is furthest off.
 // The steps are run by the test (the loops' timers never fire), so each step's effect is exact.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { type KeeperPace, type ShardKeeper, type ShardKeeperOptions, shardKeeper } from '../../src/adapters/postgres/shardKeeper.ts';
@@ -79,6 +80,42 @@ test('a joining Host takes only what it can open; the holder keeps a few waiting
   expect(await b.step()).toMatchObject({ acquired: [249, 250, 251, 255] });
   expect(await a.step()).toMatchObject({ released: [245, 246, 247, 248] });
   expect(log.filter((line) => line.startsWith('b acquired')).every((line) => line.endsWith('from released'))).toBe(true);
+  expect(log.filter((line) => line.includes('lost'))).toEqual([]);
+});
+
+test('of the shards it serves, the holder hands on first those whose next reminder is furthest off', async () => {
+  const schema = schemaOf();
+  const log: string[] = [];
+  const { keeper: a } = keeperOn(schema, 'a', log, { room: () => 256 });
+  const { keeper: b } = keeperOn(schema, 'b', log, { room: () => 4 });
+  expect(await a.start()).toMatchObject({ acquired: range(0, 256) });
+  // Every shard has a reminder due within the next 97 minutes (shard s at s × 37 mod 97 minutes),
+  // but for 7, 9 and 11, which have none (9 has an ended task only).
+  const dueIn = (shard: number): number => ((shard * 37) % 97) + 1;
+  await run(
+    db.pool,
+    `insert into "${schema}".tasks (id, session_id, shard, status, next_target, row)
+     select 'task-' || s, 'session-' || s, s, 'active', now() + ((s * 37) % 97 + 1) * interval '1 minute', '{}'
+     from generate_series(0, 255) as s where s not in (7, 9, 11)`,
+  );
+  await run(
+    db.pool,
+    `insert into "${schema}".tasks (id, session_id, shard, status, next_target, row)
+     values ('ended-9', 'session-9', 9, 'inactive', now(), '{}')`,
+  );
+  expect(await b.start()).toMatchObject({ liveHosts: 2, share: 128, acquired: [] });
+  const [quietestBusy = -1] = range(0, 256)
+    .filter((shard) => ![7, 9, 11].includes(shard))
+    .sort((x, y) => dueIn(y) - dueIn(x) || y - x);
+  const first = (await a.step()).released;
+  expect(first).toEqual([7, 9, 11, quietestBusy].sort((x, y) => x - y));
+  expect(dueIn(quietestBusy)).toBe(97);
+  expect(await b.step()).toMatchObject({ acquired: first });
+  // The next four are the quietest of the rest: no reminder of theirs is due sooner than one kept.
+  const next = (await a.step()).released;
+  expect(next).toHaveLength(4);
+  const kept = range(0, 256).filter((shard) => a.held().has(shard));
+  expect(Math.min(...next.map(dueIn))).toBeGreaterThanOrEqual(Math.max(...kept.map(dueIn)));
   expect(log.filter((line) => line.includes('lost'))).toEqual([]);
 });
 

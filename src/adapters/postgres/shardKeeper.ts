@@ -30,7 +30,10 @@
 //   it hands on only while few shards wait for an owner: no lease has run out, and fewer than
 //   `pace.handoffBatch` (default 16) for each Host below its share are free — it tops that up, so
 //   a taker always finds a few to take as it gets room to open them, while the holder keeps
-//   serving the rest. While a Host is above or below its share its loop steps every
+//   serving the rest. Of those it serves it hands on first the shards whose next reminder is
+//   furthest off (by the tasks' `next_target`; those with none first): a shard handed on has no
+//   owner until the taker has opened it, so the hand-off falls where it delays the fewest
+//   reminders. While a Host is above or below its share its loop steps every
 //   `leaseMs / 24`, and a Host that wanted more than it could open steps again as soon as an open
 //   finishes (`nudge()`).
 // The fence by epoch stays the safety net: whatever the pace, a shard's commits pass only under
@@ -317,7 +320,7 @@ export class ShardKeeper {
         const count = this.mine.size - share;
         const givable = [...this.mine.keys()].filter((s) => !this.releasing.has(s)).sort((a, b) => b - a);
         if (!paced) return givable.slice(0, count).sort((a, b) => a - b);
-        return this.pacedSurplus(view, givable, count);
+        return await this.pacedSurplus(view, givable, count);
       });
       if (surplus.length > 0) released = await this.giveBack(surplus);
       // While shards still move to or from this Host, the loop steps more often than every third of a lease.
@@ -371,10 +374,10 @@ export class ShardKeeper {
   /**
    * What a paced step hands on of `givable` (highest first), `count` at most: the shards not served
    * yet, then — while no lease has run out — of those served, enough that `handoffBatch` shards
-   * for each Host below its share wait for an owner; never a shard taken from another Host within
-   * its grace.
+   * for each Host below its share wait for an owner, those whose next reminder is furthest off
+   * first; never a shard taken from another Host within its grace.
    */
-  private pacedSurplus(view: ClusterView, givable: readonly number[], count: number): number[] {
+  private async pacedSurplus(view: ClusterView, givable: readonly number[], count: number): Promise<number[]> {
     const now = this.now();
     const serving = this.options.pace?.serving ?? (() => true);
     const kept = givable.filter((shard) => now >= (this.mine.get(shard)?.keepUntil ?? 0));
@@ -383,9 +386,32 @@ export class ShardKeeper {
     if (handed.length < count && view.expired === 0) {
       const below = view.hosts.filter((host, rank) => (view.heldBy.get(host) ?? 0) < hostShare(rank, view.hosts.length)).length;
       const topUp = Math.min(count - handed.length, this.handoffBatch * Math.max(1, below) - view.free - handed.length);
-      if (topUp > 0) handed = [...handed, ...kept.filter((shard) => serving(shard)).slice(0, topUp)];
+      if (topUp > 0)
+        handed = [
+          ...handed,
+          ...(await this.quietest(
+            kept.filter((shard) => serving(shard)),
+            topUp,
+          )),
+        ];
     }
     return handed.sort((a, b) => a - b);
+  }
+
+  /**
+   * The `n` of `served` (highest first) whose next reminder is furthest off, by the database:
+   * a shard handed on has no owner until the taker has opened it, and a reminder due meanwhile
+   * waits for that. Shards without a reminder come first; ties keep the order given.
+   */
+  private async quietest(served: readonly number[], n: number): Promise<number[]> {
+    if (served.length <= n) return served.slice();
+    const due = await this.leases.nextDue(served);
+    const quiet = (shard: number): number => due.get(shard) ?? Number.POSITIVE_INFINITY;
+    return served
+      .map((shard, at) => ({ shard, at }))
+      .sort((a, b) => quiet(b.shard) - quiet(a.shard) || a.at - b.at)
+      .slice(0, n)
+      .map(({ shard }) => shard);
   }
 
   /** Awaits the release hooks of `surplus` (renewing meanwhile), then frees the leases still held. */

@@ -242,6 +242,36 @@ export class ShardLeases {
     return result.rows.map(leaseOf);
   }
 
+  /**
+   * When each of `shards` next has a reminder due: the earliest `next_target` of its active
+   * tasks, in ms since the epoch, for each shard that has one (one index descent per shard). A
+   * hand-off reads it to give up the shards whose next reminder is furthest off, so the time the
+   * shard has no owner — until the taker has opened it — delays as few reminders as it can.
+   *
+   * @throws ScheduleError `internal_error` for a bad list; `persistence_uncertain` when the
+   *   database cannot be reached.
+   */
+  async nextDue(shards: readonly number[]): Promise<Map<number, number>> {
+    if (!Array.isArray(shards) || !shards.every(isShard)) {
+      throw invalid(`nextDue takes a list of shards, whole numbers 0-${SHARDS - 1}, not ${JSON.stringify(shards)}.`);
+    }
+    if (shards.length === 0) return new Map();
+    const q = this.quoted;
+    const result = await this.run(
+      "The shards' next reminders could not be read",
+      `select s.shard, floor(extract(epoch from (
+           select t.next_target from ${q}.tasks as t
+           where t.status = 'active' and t.shard = s.shard
+           order by t.next_target limit 1
+         )) * 1000)::bigint::text as due_ms
+       from unnest($1::smallint[]) as s(shard)`,
+      [[...new Set(shards)]],
+    );
+    const due = new Map<number, number>();
+    for (const row of result.rows) if (row.due_ms !== null && row.due_ms !== undefined) due.set(Number(row.shard), Number(row.due_ms));
+    return due;
+  }
+
   private run(what: string, text: string, values: readonly unknown[]): Promise<SqlResult> {
     return this.queries.run(what, text, values);
   }
