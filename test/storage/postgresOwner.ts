@@ -6,6 +6,7 @@
 // a fenced storage (the cluster's) takes no part in it.
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
+import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { postgresStorage } from '../../src/adapters/postgres/postgresStorage.ts';
 import { SchemaLockedError } from '../../src/adapters/postgres/storageOwner.ts';
 import { row } from './fixtures.ts';
@@ -51,6 +52,37 @@ export function describePostgresOwner(name: string, backend: () => PostgresBacke
       await first.commit({ puts: [row(1)], deletes: [], nextTaskNumber: 2 });
       await first.close();
       expect(await second.open()).toEqual({ tasks: [row(1)], nextTaskNumber: 2 });
+      await second.close();
+    });
+
+    it('an open after a clean close takes the row in one statement, recording its own connection as the holder', async () => {
+      const schema = schemaOf();
+      const first = storageOn(schema);
+      await first.open();
+      await first.close();
+      const statements: string[] = [];
+      const pool = backend().pool;
+      const counting: SqlPool = {
+        connect: async () => {
+          const client = await pool.connect();
+          return {
+            query: (text, values) => {
+              statements.push(typeof text === 'string' ? text : text.text);
+              return client.query(text, values);
+            },
+            release: (error) => client.release(error),
+          };
+        },
+        end: () => Promise.resolve(),
+      };
+      const second = postgresStorage({ pool: counting, schema });
+      await second.open();
+      expect(statements.filter((text) => /storage_owner/.test(text))).toHaveLength(1);
+      expect(statements).not.toContain('begin');
+      const app = (await run(pool, `select current_setting('application_name') as app`)).rows[0]?.app;
+      const refused = await refusal(storageOn(schema).open());
+      expect(refused.holder).toMatchObject({ host: hostname(), pid: process.pid, applicationName: String(app) });
+      expect(refused.holder.backendPid).toBeGreaterThan(0);
       await second.close();
     });
 

@@ -98,14 +98,48 @@ export class StorageOwner {
   ) {}
 
   /**
-   * Takes the schema in a transaction of its own on `client`: when no storage holds it, its lease
-   * ran out, or its holder is a process of this machine that no longer runs.
+   * Takes the schema on `client`: when no storage holds it, its lease ran out, or its holder is a
+   * process of this machine that no longer runs.
    *
    * @throws SchemaLockedError (`storage_locked`) naming the holder otherwise; driver errors pass through.
    */
   async take(client: SqlClient): Promise<void> {
-    const q = this.quoted;
     const self = await ownIdentity(nodeFileSystem);
+    if (await this.takeFree(client, self)) return;
+    await this.takeChecked(client, self);
+  }
+
+  /**
+   * Takes the row in one statement when nobody holds it — given up by a clean close, or its lease
+   * ran out — which is how most opens find it; false when the row is missing or another holder's
+   * lease is live (then {@link takeChecked} decides). The update's condition is checked again on
+   * the locked row, so of two openers at once only one takes it here.
+   */
+  private async takeFree(client: SqlClient, self: ProcessIdentity): Promise<boolean> {
+    // Known as live before the commit lands, as in takeChecked.
+    liveTokens.add(this.token);
+    try {
+      const taken = await client.query(
+        `update ${this.quoted}.storage_owner
+            set token = $1, since = now(), expires_at = now() + $3::bigint * interval '1 millisecond',
+                holder = ($2::jsonb || jsonb_build_object('applicationName', current_setting('application_name'),
+                                                          'backendPid', pg_backend_pid()))::json
+          where token = '' or token = $1 or expires_at <= now()
+          returning 1`,
+        [this.token, JSON.stringify({ host: hostname(), ...self }), this.leaseMs],
+      );
+      if (taken.rows.length > 0) return true;
+    } catch (error) {
+      liveTokens.delete(this.token);
+      throw error;
+    }
+    liveTokens.delete(this.token);
+    return false;
+  }
+
+  /** Takes the schema in a transaction of its own, creating the row and checking a live holder's process. */
+  private async takeChecked(client: SqlClient, self: ProcessIdentity): Promise<void> {
+    const q = this.quoted;
     await client.query('begin');
     try {
       // The row exists from here on, and only one opener at a time looks at it.
