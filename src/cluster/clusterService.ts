@@ -249,7 +249,12 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
     // The keeper's loop takes shards only as fast as this Host opens them, taken-over ones first.
-    pace: { openCapacity: () => host.openCapacity(), serving: (shard) => host.serving(shard) },
+    // Reminders fall due by this Host's clock: a shard is handed on only while its next one is far off.
+    pace: {
+      openCapacity: () => host.openCapacity(),
+      serving: (shard) => host.serving(shard),
+      now: () => (options.clock === undefined ? Date.now() : options.clock.now()),
+    },
     onAcquired: (lease) => {
       host.acquired(lease.shard, lease.epoch, lease.from);
       // Calls routed while the shard had no owner wait for this one: one claim for the shards of a step.

@@ -399,6 +399,13 @@ export function describeShardKeeper(name: string, backend: () => KeeperBackend):
         /leaseMs is a whole number of ms from 3 to 86400000, not 2/,
       );
       expect(() => shardKeeper({ pool, hostId: 'a', ...hooks, release: undefined as never })).toThrow(/needs its release hook/);
+      const pace = { openCapacity: () => 1 };
+      expect(() => shardKeeper({ pool, hostId: 'a', ...hooks, pace: { ...pace, graceMs: -1 } })).toThrow(
+        /graceMs is a whole number of ms, not -1/,
+      );
+      expect(() => shardKeeper({ pool, hostId: 'a', ...hooks, pace: { ...pace, quietMs: 0.5 } })).toThrow(
+        /quietMs is a whole number of ms, not 0.5/,
+      );
     });
   });
 }

@@ -4,7 +4,8 @@
 // than it could open steps again when told an open finished; leases another Host let run out are
 // taken by the established Hosts, beyond their share, not by a newcomer that can open nothing
 // yet; a shard taken over is kept for the grace period while the Host hands on others; and of the
-// shards it serves, a Host hands on first those whose next reminder is furthest off.
+// shards it serves, a Host hands on only those whose next reminder is far enough off (the
+// quietest first), or, when none has been for the grace, the quietest.
 // The steps are run by the test (the loops' timers never fire), so each step's effect is exact.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { type KeeperPace, type ShardKeeper, type ShardKeeperOptions, shardKeeper } from '../../src/adapters/postgres/shardKeeper.ts';
@@ -29,10 +30,15 @@ afterEach(async () => {
 });
 
 /** A keeper logging `<host> acquired <shard> from <origin>`; `room()` is what its owner can open now (when paced). */
-function keeperOn(schema: string, hostId: string, log: string[], extra: Partial<ShardKeeperOptions> & { room?: () => number } = {}) {
-  const { room, ...rest } = extra;
+function keeperOn(
+  schema: string,
+  hostId: string,
+  log: string[],
+  extra: Omit<Partial<ShardKeeperOptions>, 'pace'> & { room?: () => number; pace?: Omit<KeeperPace, 'openCapacity'> } = {},
+) {
+  const { room, pace: paceExtra, ...rest } = extra;
   const clock = manualTimers();
-  const pace: KeeperPace | undefined = room === undefined ? undefined : { openCapacity: room, handoffBatch: 4 };
+  const pace: KeeperPace | undefined = room === undefined ? undefined : { openCapacity: room, handoffBatch: 4, ...paceExtra };
   const keeper = shardKeeper({
     pool: db.pool as SqlPool,
     schema,
@@ -117,6 +123,41 @@ test('of the shards it serves, the holder hands on first those whose next remind
   const kept = range(0, 256).filter((shard) => a.held().has(shard));
   expect(Math.min(...next.map(dueIn))).toBeGreaterThanOrEqual(Math.max(...kept.map(dueIn)));
   expect(log.filter((line) => line.includes('lost'))).toEqual([]);
+});
+
+test('a busy shard stays with its holder until its next reminder is far enough off; when none has been for the grace, the quietest go', async () => {
+  const schema = schemaOf();
+  const log: string[] = [];
+  const { keeper: a, clock: clockA } = keeperOn(schema, 'a', log, { room: () => 256, pace: { quietMs: 600_000, graceMs: 1_000 } });
+  const { keeper: b } = keeperOn(schema, 'b', log, { room: () => 4 });
+  expect(await a.start()).toMatchObject({ acquired: range(0, 256) });
+  // Every shard has a reminder due within five minutes (shard s in s mod 5 + 1): none is ten minutes off.
+  await run(
+    db.pool,
+    `insert into "${schema}".tasks (id, session_id, shard, status, next_target, row)
+     select 'task-' || s, 'session-' || s, s, 'active', now() + (s % 5 + 1) * interval '1 minute', '{}'
+     from generate_series(0, 255) as s`,
+  );
+  // A paused task due long ago does not keep its shard busy.
+  await run(
+    db.pool,
+    `insert into "${schema}".tasks (id, session_id, shard, status, next_target, row)
+     values ('paused-3', 'session-3', 3, 'active', now() - interval '1 day', '{"pausedAt": "2026-01-01T00:00:00Z"}')`,
+  );
+  expect(await b.start()).toMatchObject({ liveHosts: 2, share: 128, acquired: [] });
+  expect((await a.step()).released).toEqual([]);
+  clockA.advance(500);
+  expect((await a.step()).released).toEqual([]);
+  // Shard 3's reminder moves an hour off: it alone is quiet, and it goes at once.
+  await run(db.pool, `update "${schema}".tasks set next_target = now() + interval '1 hour' where id = 'task-3'`);
+  expect((await a.step()).released).toEqual([3]);
+  expect(await b.step()).toMatchObject({ acquired: [3] });
+  // None is quiet again: the wait starts over, and once it has lasted the grace the four quietest
+  // go (due in five minutes; ties highest first).
+  expect((await a.step()).released).toEqual([]);
+  clockA.advance(1_000);
+  expect((await a.step()).released).toEqual([239, 244, 249, 254]);
+  expect(a.held().size).toBe(251);
 });
 
 test('leases run out go to the established Hosts, beyond their share, not to a newcomer that can open none yet; they are kept for the grace while others are handed on', async () => {

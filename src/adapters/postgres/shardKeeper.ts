@@ -30,12 +30,14 @@
 //   it hands on only while few shards wait for an owner: no lease has run out, and fewer than
 //   `pace.handoffBatch` (default 16) for each Host below its share are free — it tops that up, so
 //   a taker always finds a few to take as it gets room to open them, while the holder keeps
-//   serving the rest. Of those it serves it hands on first the shards whose next reminder is
-//   furthest off (by the tasks' `next_target`; those with none first): a shard handed on has no
-//   owner until the taker has opened it, so the hand-off falls where it delays the fewest
-//   reminders. While a Host is above or below its share its loop steps every
-//   `leaseMs / 24`, and a Host that wanted more than it could open steps again as soon as an open
-//   finishes (`nudge()`).
+//   serving the rest. Of those it serves it hands on only shards whose next reminder (the tasks'
+//   `next_target`, by `pace.now`) is at least `pace.quietMs` off (default `leaseMs / 4`), the
+//   furthest off first: a shard handed on has no owner until the taker has opened it, and a
+//   reminder due meanwhile would wait for that. A busy shard so stays with its holder, which
+//   delivers its reminders, until it is quiet; only when no shard has been quiet enough for
+//   `pace.graceMs` do the quietest go anyway. While a Host is above or below its share its loop
+//   steps every `leaseMs / 24`, and a Host that wanted more than it could open steps again as soon
+//   as an open finishes (`nudge()`).
 // The fence by epoch stays the safety net: whatever the pace, a shard's commits pass only under
 // its current owner's lease.
 import { ScheduleError } from '../../domain/errors.ts';
@@ -63,8 +65,18 @@ export interface KeeperPace {
   readonly serving?: (shard: number) => boolean;
   /** How many shards handed on may wait for an owner, for each Host below its share (default 16). */
   readonly handoffBatch?: number;
-  /** How long a shard taken from another Host is kept before rebalancing may hand it on, in ms (default 2 × `leaseMs`). */
+  /**
+   * How long a shard taken from another Host is kept before rebalancing may hand it on, in ms
+   * (default 2 × `leaseMs`); also how long a hand-off waits for a quiet shard (see `quietMs`).
+   */
   readonly graceMs?: number;
+  /**
+   * A shard the owner serves is handed on only when its next reminder is at least this far off,
+   * in ms (default `leaseMs / 4`) — unless none has been for `graceMs`, when the quietest go.
+   */
+  readonly quietMs?: number;
+  /** The clock reminders fall due by, ms since the epoch (default `Date.now()`): the owner's services' clock. */
+  readonly now?: () => number;
 }
 
 /** The time the keeper runs on: timers for its loop and a monotonic clock (default: the process's). */
@@ -160,7 +172,10 @@ export class ShardKeeper {
   /** An open finished while a step ran: step again once it is over. */
   private stepAgain = false;
   private readonly graceMs: number;
+  private readonly quietMs: number;
   private readonly handoffBatch: number;
+  /** Since when (keeper clock) the paced hand-off has found no served shard quiet enough to hand on. */
+  private quietWaitSince: number | undefined;
 
   constructor(private readonly options: ShardKeeperOptions) {
     if (options.pool === undefined) throw invalid('shardKeeper needs a pool.');
@@ -177,9 +192,14 @@ export class ShardKeeper {
     if (pace !== undefined && typeof pace.openCapacity !== 'function')
       throw invalid("A shard keeper's pace needs openCapacity (a function).");
     this.graceMs = pace?.graceMs ?? 2 * leaseMs;
+    this.quietMs = pace?.quietMs ?? Math.floor(leaseMs / 4);
     this.handoffBatch = pace?.handoffBatch ?? DEFAULT_HANDOFF_BATCH;
-    if (!Number.isSafeInteger(this.graceMs) || this.graceMs < 0)
-      throw invalid(`A shard keeper's graceMs is a whole number of ms, not ${String(this.graceMs)}.`);
+    for (const [name, ms] of [
+      ['graceMs', this.graceMs],
+      ['quietMs', this.quietMs],
+    ] as const) {
+      if (!Number.isSafeInteger(ms) || ms < 0) throw invalid(`A shard keeper's ${name} is a whole number of ms, not ${String(ms)}.`);
+    }
     if (!Number.isSafeInteger(this.handoffBatch) || this.handoffBatch < 1) {
       throw invalid(`A shard keeper's handoffBatch is a whole number of at least 1, not ${String(this.handoffBatch)}.`);
     }
@@ -374,8 +394,8 @@ export class ShardKeeper {
   /**
    * What a paced step hands on of `givable` (highest first), `count` at most: the shards not served
    * yet, then — while no lease has run out — of those served, enough that `handoffBatch` shards
-   * for each Host below its share wait for an owner, those whose next reminder is furthest off
-   * first; never a shard taken from another Host within its grace.
+   * for each Host below its share wait for an owner, of those quiet enough (see {@link quietest});
+   * never a shard taken from another Host within its grace.
    */
   private async pacedSurplus(view: ClusterView, givable: readonly number[], count: number): Promise<number[]> {
     const now = this.now();
@@ -383,35 +403,46 @@ export class ShardKeeper {
     const kept = givable.filter((shard) => now >= (this.mine.get(shard)?.keepUntil ?? 0));
     const unserved = kept.filter((shard) => !serving(shard)).slice(0, count);
     let handed = unserved;
+    let wanted = false;
     if (handed.length < count && view.expired === 0) {
       const below = view.hosts.filter((host, rank) => (view.heldBy.get(host) ?? 0) < hostShare(rank, view.hosts.length)).length;
       const topUp = Math.min(count - handed.length, this.handoffBatch * Math.max(1, below) - view.free - handed.length);
-      if (topUp > 0)
-        handed = [
-          ...handed,
-          ...(await this.quietest(
-            kept.filter((shard) => serving(shard)),
-            topUp,
-          )),
-        ];
+      const served = kept.filter((shard) => serving(shard));
+      if (topUp > 0 && served.length > 0) {
+        wanted = true;
+        handed = [...handed, ...(await this.quietest(served, topUp))];
+      }
     }
+    if (!wanted) this.quietWaitSince = undefined;
     return handed.sort((a, b) => a - b);
   }
 
   /**
-   * The `n` of `served` (highest first) whose next reminder is furthest off, by the database:
-   * a shard handed on has no owner until the taker has opened it, and a reminder due meanwhile
-   * waits for that. Shards without a reminder come first; ties keep the order given.
+   * Up to `n` of `served` (highest first) to hand on, those whose next reminder (by the database)
+   * is furthest off first — shards without one first, ties in the order given — and only those
+   * whose next reminder is at least `quietMs` off: a shard handed on has no owner until the taker
+   * has opened it, and a reminder due meanwhile would wait for that. When none has been quiet
+   * enough for `graceMs`, the quietest go anyway, so a Host whose every shard stays busy still
+   * hands its surplus on.
    */
   private async quietest(served: readonly number[], n: number): Promise<number[]> {
-    if (served.length <= n) return served.slice();
     const due = await this.leases.nextDue(served);
-    const quiet = (shard: number): number => due.get(shard) ?? Number.POSITIVE_INFINITY;
-    return served
+    const wallNow = this.options.pace?.now?.() ?? Date.now();
+    const slack = (shard: number): number => (due.get(shard) ?? Number.POSITIVE_INFINITY) - wallNow;
+    const ordered = served
       .map((shard, at) => ({ shard, at }))
-      .sort((a, b) => quiet(b.shard) - quiet(a.shard) || a.at - b.at)
-      .slice(0, n)
+      .sort((a, b) => slack(b.shard) - slack(a.shard) || a.at - b.at)
       .map(({ shard }) => shard);
+    const quiet = ordered.filter((shard) => slack(shard) >= this.quietMs);
+    if (quiet.length > 0) {
+      this.quietWaitSince = undefined;
+      return quiet.slice(0, n);
+    }
+    const now = this.now();
+    this.quietWaitSince ??= now;
+    if (now - this.quietWaitSince < this.graceMs) return [];
+    this.quietWaitSince = undefined;
+    return ordered.slice(0, n);
   }
 
   /** Awaits the release hooks of `surplus` (renewing meanwhile), then frees the leases still held. */

@@ -244,9 +244,10 @@ export class ShardLeases {
 
   /**
    * When each of `shards` next has a reminder due: the earliest `next_target` of its active
-   * tasks, in ms since the epoch, for each shard that has one (one index descent per shard). A
-   * hand-off reads it to give up the shards whose next reminder is furthest off, so the time the
-   * shard has no owner — until the taker has opened it — delays as few reminders as it can.
+   * tasks, neither paused nor failing (those wait for a change or a retry, not for their time), in
+   * ms since the epoch, for each shard that has one. A hand-off reads it to give up only shards
+   * whose next reminder is far enough off that the time the shard has no owner — until the taker
+   * has opened it — delays none.
    *
    * @throws ScheduleError `internal_error` for a bad list; `persistence_uncertain` when the
    *   database cannot be reached.
@@ -261,7 +262,7 @@ export class ShardLeases {
       "The shards' next reminders could not be read",
       `select s.shard, floor(extract(epoch from (
            select t.next_target from ${q}.tasks as t
-           where t.status = 'active' and t.shard = s.shard
+           where t.status = 'active' and t.shard = s.shard and (t.row->>'pausedAt') is null and t.failure_stage is null
            order by t.next_target limit 1
          )) * 1000)::bigint::text as due_ms
        from unnest($1::smallint[]) as s(shard)`,
