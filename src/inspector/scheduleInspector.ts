@@ -8,7 +8,11 @@
 // (inspectorSummary.ts) lists a bounded few however many there are, for a schedule of 100k tasks.
 // A closed service's supervisor is not torn down actor by actor, so when it reaches `closed` its
 // descendants are dropped here; `reset()` clears everything and `detach()` stops recording.
-import superjson, { type SuperJSONResult } from 'superjson';
+// superjson is loaded on the first view serialised, not with the package: a Host that never asks
+// for one does not pay for it at start (`require`, as Node 20.19 and later load an ES module).
+import { createRequire } from 'node:module';
+import type superjsonApi from 'superjson';
+import type { SuperJSONResult } from 'superjson';
 import type { InspectionEvent, StateValue } from 'xstate';
 import type { ScheduleInspectionEvent } from '../domain/serviceOptions.ts';
 import {
@@ -85,8 +89,12 @@ const DEFAULT_RECORD: readonly InspectorEntryType[] = ['actor', 'event', 'snapsh
 const sameValue = (a: StateValue | undefined, b: StateValue | undefined): boolean =>
   a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
+const require = createRequire(import.meta.url);
+let loaded: typeof superjsonApi | undefined;
+const superjson = (): typeof superjsonApi => (loaded ??= (require('superjson') as { default: typeof superjsonApi }).default);
+
 /** Parses what {@link ScheduleInspector.snapshot} produced. */
-export const parseInspectorSnapshot = (text: string): InspectorView => superjson.parse<InspectorView>(text);
+export const parseInspectorSnapshot = (text: string): InspectorView => superjson().parse<InspectorView>(text);
 
 /** Creates an inspector; hand its `inspect` to `createScheduleService`. */
 export function createScheduleInspector(options: ScheduleInspectorOptions = {}): ScheduleInspector {
@@ -254,7 +262,7 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
     actors: (filter = {}) => tree.list(filter.sessionId),
     events,
     view,
-    snapshot: (filter) => superjson.stringify(view(filter)),
+    snapshot: (filter) => superjson().stringify(view(filter)),
     summary(query) {
       const resolved = resolveQuery(query);
       const key = JSON.stringify(resolved);
@@ -265,7 +273,7 @@ export function createScheduleInspector(options: ScheduleInspectorOptions = {}):
       }
       return summary;
     },
-    toJSON: () => superjson.serialize(view()),
+    toJSON: () => superjson().serialize(view()),
     subscribe(listener, filter) {
       if (attached) listeners.set(listener, filter?.sessionId);
       return () => {

@@ -169,9 +169,15 @@ function checkFileList(entry: PackEntry): void {
   );
 }
 
-/** Every module specifier a shipped file imports: `from '…'`, `import '…'` and `import('…')`. */
+/**
+ * Every module specifier a shipped file imports: `from '…'`, `import '…'`, `import('…')` and
+ * `require('…')` (a module loaded on first use through `createRequire`, which the bundler names
+ * `require2` and the like).
+ */
 const specifiersOf = (file: string): string[] =>
-  [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"\s]+)\1/g)].map((m) => m[2] ?? '');
+  [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\d*\s*\(\s*)(['"])([^'"\s]+)\1/g)].map(
+    (m) => m[2] ?? '',
+  );
 
 /**
  * For each shipped file, the entries (package-relative paths named by `exports` and `bin`) that
@@ -344,6 +350,18 @@ function runtimeProject(dir: string, tarball: string): void {
           ['2030-01-04T01:30:00.000Z', '2030-01-04T09:30:00', '+08:00'],
         ]),
     output(cron),
+  );
+  // An alias outside the runtime's list of zones: temporal-polyfill is loaded on first use.
+  const alias = npx(
+    ['agent-schedule', 'preview', '--daily', '09:00', '--tz', 'asia/kolkata', '--from', '2030-01-04T00:00:00Z', '--count', '1'],
+    dir,
+  );
+  check(
+    'npx agent-schedule preview --tz asia/kolkata (an alias, read with temporal-polyfill) names Asia/Kolkata and its offset',
+    alias.status === 0 &&
+      alias.stdout.includes('in Asia/Kolkata') &&
+      /2030-01-04T03:30:00\.000Z\s+2030-01-04T09:00:00\s+\+05:30/.test(alias.stdout),
+    output(alias),
   );
   const usage = npx(['agent-schedule', 'preview'], dir);
   check('npx agent-schedule with bad usage exits 2', usage.status === 2, output(usage));

@@ -2,7 +2,16 @@
 // The stored id is the given name with its letter case normalised as temporal-polyfill reports
 // it, and never another id: aliases such as `Asia/Calcutta` are kept as given. Offsets, `GMT`,
 // `EST5EDT` and other names without `/` are refused even where Intl would accept them.
-import { Temporal } from 'temporal-polyfill';
+//
+// The names the runtime lists (`Intl.supportedValuesOf('timeZone')`: every canonical id) are
+// answered from that list, which spells each as temporal-polyfill reports it
+// (test/domain/timeZone.test.ts checks every one, in every letter case). temporal-polyfill is
+// loaded only for a name outside the list (an alias such as `Asia/Kolkata` or `US/Eastern`): it
+// costs a process about 20 ms to load, and a Host serving one-shot or UTC reminders never needs
+// it. It is loaded with `require`, since the answer is synchronous (Node 20.19 and later load an
+// ES module so).
+import { createRequire } from 'node:module';
+import type { Temporal as TemporalApi } from 'temporal-polyfill';
 import { describeValue } from '../args/argShape.ts';
 import { ScheduleError } from '../errors.ts';
 
@@ -16,6 +25,21 @@ const MAX_KNOWN = 4096;
 const plausibleName = (name: string): boolean =>
   name.length <= 64 && (name.includes('/') || name.toUpperCase() === 'UTC') && /^[A-Za-z0-9_+\-/]+$/.test(name);
 
+/** The runtime's listed zone ids by their lower-case form, read on first use. */
+let listed: Map<string, string> | undefined;
+const listedId = (name: string): string | undefined => {
+  listed ??= new Map(Intl.supportedValuesOf('timeZone').map((id) => [id.toLowerCase(), id]));
+  return listed.get(name.toLowerCase());
+};
+
+const require = createRequire(import.meta.url);
+let temporal: typeof TemporalApi | undefined;
+/** The id temporal-polyfill resolves `name` to; throws for a name it does not accept. */
+const temporalId = (name: string): string => {
+  temporal ??= (require('temporal-polyfill') as { Temporal: typeof TemporalApi }).Temporal;
+  return temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(name).timeZoneId;
+};
+
 /**
  * The stored form of a zone id, or `null` when the name is not accepted. Validity is decided by
  * building a zoned date and requiring the reported id to round-trip (case-insensitively) to the
@@ -25,12 +49,14 @@ export function canonicalTimeZone(name: string): string | null {
   if (!plausibleName(name)) return null;
   const cached = known.get(name);
   if (cached !== undefined) return cached;
-  let result: string | null = null;
-  try {
-    const id = Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(name).timeZoneId;
-    if (id.toLowerCase() === name.toLowerCase()) result = id;
-  } catch {
-    result = null;
+  let result: string | null = name.toUpperCase() === 'UTC' ? 'UTC' : (listedId(name) ?? null);
+  if (result === null) {
+    try {
+      const id = temporalId(name);
+      if (id.toLowerCase() === name.toLowerCase()) result = id;
+    } catch {
+      result = null;
+    }
   }
   if (known.size >= MAX_KNOWN) known.clear();
   known.set(name, result);
