@@ -3,7 +3,8 @@
 // prom-client, pg), at most MAX_PACKAGES packages — and every entry but agent-schedule/mcp loads.
 // Without the MCP SDK, `agent-schedule mcp` fails with `missing_dependency` and the install line
 // (no stack trace, nothing written to its data folder), while `agent-schedule tools` and `--help`
-// work. Prints the package count and size.
+// work; without temporal-polyfill a listed zone still works and an alias fails naming the module.
+// Prints the package count and size.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Check, npm, npx, output, run } from './shell.ts';
@@ -99,5 +100,25 @@ export function lightInstall(dir: string, tarball: string, check: Check): void {
     tools.status === 0 &&
       JSON.stringify(names) === JSON.stringify(['schedule_create', 'schedule_list', 'schedule_update', 'schedule_delete']),
     output(tools),
+  );
+
+  // temporal-polyfill is loaded only for a zone alias: a listed zone needs none, and an install
+  // that lost it fails that alias naming the module, never answering invalid_time_zone.
+  rmSync(join(dir, 'node_modules', 'temporal-polyfill'), { recursive: true, force: true });
+  const preview = (zone: string) =>
+    npx(['agent-schedule', 'preview', '--daily', '09:00', '--tz', zone, '--from', '2030-01-04T00:00:00Z', '--count', '1'], dir);
+  const listed = preview('Asia/Shanghai');
+  check(
+    'without temporal-polyfill, npx agent-schedule preview --tz Asia/Shanghai (a listed zone) still prints its target',
+    listed.status === 0 && listed.stdout.includes('2030-01-04T01:00:00.000Z'),
+    output(listed),
+  );
+  const alias = preview('asia/kolkata');
+  check(
+    'without temporal-polyfill, an alias (asia/kolkata) fails naming the missing module, not invalid_time_zone',
+    alias.status !== 0 &&
+      `${alias.stdout}${alias.stderr}`.includes("'temporal-polyfill'") &&
+      !`${alias.stdout}${alias.stderr}`.includes('invalid_time_zone'),
+    output(alias),
   );
 }

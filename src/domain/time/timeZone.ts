@@ -34,10 +34,10 @@ const listedId = (name: string): string | undefined => {
 
 const require = createRequire(import.meta.url);
 let temporal: typeof TemporalApi | undefined;
-/** The id temporal-polyfill resolves `name` to; throws for a name it does not accept. */
-const temporalId = (name: string): string => {
+/** temporal-polyfill, loaded on first use; a failure to load it (a broken install) is thrown as it is, never read as a bad name. */
+const loadTemporal = (): typeof TemporalApi => {
   temporal ??= (require('temporal-polyfill') as { Temporal: typeof TemporalApi }).Temporal;
-  return temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(name).timeZoneId;
+  return temporal;
 };
 
 /**
@@ -51,8 +51,9 @@ export function canonicalTimeZone(name: string): string | null {
   if (cached !== undefined) return cached;
   let result: string | null = name.toUpperCase() === 'UTC' ? 'UTC' : (listedId(name) ?? null);
   if (result === null) {
+    const zoned = loadTemporal().Instant.fromEpochMilliseconds(0);
     try {
-      const id = temporalId(name);
+      const id = zoned.toZonedDateTimeISO(name).timeZoneId;
       if (id.toLowerCase() === name.toLowerCase()) result = id;
     } catch {
       result = null;
