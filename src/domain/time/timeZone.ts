@@ -7,9 +7,9 @@
 // answered from that list, which spells each as temporal-polyfill reports it
 // (test/domain/timeZone.test.ts checks every one, in every letter case). temporal-polyfill is
 // loaded only for a name outside the list (an alias such as `Asia/Kolkata` or `US/Eastern`): it
-// costs a process about 20 ms to load, and a Host serving one-shot or UTC reminders never needs
-// it. It is loaded with `require`, since the answer is synchronous (Node 20.19 and later load an
-// ES module so).
+// is the largest module the core would otherwise load at start (BENCHMARKS.md, restore), and a
+// Host serving one-shot or UTC reminders never needs it. It is loaded with `require`, since the
+// answer is synchronous (Node 20.19 and later load an ES module so).
 import { createRequire } from 'node:module';
 import type { Temporal as TemporalApi } from 'temporal-polyfill';
 import { describeValue } from '../args/argShape.ts';
@@ -41,9 +41,10 @@ const loadTemporal = (): typeof TemporalApi => {
 };
 
 /**
- * The stored form of a zone id, or `null` when the name is not accepted. Validity is decided by
- * building a zoned date and requiring the reported id to round-trip (case-insensitively) to the
- * given name, so the runtime's own zone data decides and no alias is substituted.
+ * The stored form of a zone id, or `null` when the name is not accepted. `UTC` and the names the
+ * runtime lists take their listed spelling; any other name is accepted when temporal-polyfill
+ * builds a zoned date in it and reports an id that round-trips (case-insensitively) to the given
+ * name, so the runtime's own zone data decides and no alias is substituted.
  */
 export function canonicalTimeZone(name: string): string | null {
   if (!plausibleName(name)) return null;
@@ -56,7 +57,7 @@ export function canonicalTimeZone(name: string): string | null {
       const id = zoned.toZonedDateTimeISO(name).timeZoneId;
       if (id.toLowerCase() === name.toLowerCase()) result = id;
     } catch {
-      result = null;
+      // A name the zone data does not know: not accepted.
     }
   }
   if (known.size >= MAX_KNOWN) known.clear();
