@@ -12,7 +12,7 @@
 // CLUSTER_BENCH_URL (default the local `test` database), all dropped at the end.
 // CLUSTER_BENCH_PARTS=2,3 runs only those parts; CLUSTER_BENCH_ONESHOTS=1 adds one-shot tasks to (2).
 // Sizes for a short run: CLUSTER_BENCH_SEQUENTIAL, _CALLERS, _THROUGHPUT_MS (1), _BURST_TASKS (2),
-// _KILLS, _JOIN_AFTER_MS (3), _SHARD_REPETITIONS (4), _PGBOSS_ROUNDS, _PGBOSS_SEQUENTIAL, _PGBOSS_MS (5), _CPU_TASKS (6),
+// _KILLS, _JOIN_AFTER_MS (3), _SHARD_REPETITIONS (4), _PGBOSS_ROUNDS, _PGBOSS_SEQUENTIAL, _PGBOSS_MS (5), _CPU_TASKS, _CPU_ROUNDS (6),
 // _READ_ROUNDS, _READS (7), _HANDOFF_TASKS (8).
 // Nothing here asserts a speed.
 import { cpus, loadavg } from 'node:os';
@@ -88,9 +88,9 @@ try {
   if (parts.has('6'))
     await part('6: CPU and round trips for the same work on 1 and 3 Hosts', async () => {
       printEfficiency([
-        await measureEfficiency(admin, 1, 'random'),
-        await measureEfficiency(admin, 3, 'random'),
-        await measureEfficiency(admin, 3, 'owner'),
+        ...(await measureEfficiency(admin, 1, 'random')),
+        ...(await measureEfficiency(admin, 3, 'random')),
+        ...(await measureEfficiency(admin, 3, 'owner')),
       ]);
     });
   if (parts.has('7')) await part("7: a Session's read away from its owner", async () => printReads(await measureReads(admin)));
