@@ -9,10 +9,12 @@
 import { callRouter, type JsonValue, type NotificationListener, poolListener } from '../adapters/postgres/callRouter.ts';
 import { changeFeed } from '../adapters/postgres/changeFeed.ts';
 import { guardedPool, type SqlPool } from '../adapters/postgres/driver.ts';
+import { quoteSchema } from '../adapters/postgres/migrations.ts';
 import { DEFAULT_SCHEMA, postgresStorage } from '../adapters/postgres/postgresStorage.ts';
 import { reservedConnection } from '../adapters/postgres/reservedConnection.ts';
 import type { KeeperTimers } from '../adapters/postgres/shardKeeper.ts';
 import { DEFAULT_LEASE_MS, shardKeeper } from '../adapters/postgres/shardKeeper.ts';
+import { sharedCommits } from '../adapters/postgres/sharedCommits.ts';
 import { TaskNumberBlocks } from '../adapters/postgres/taskNumberBlocks.ts';
 import type { RemoteCallOptions } from '../domain/args/remoteRequests.ts';
 import { isScheduleError } from '../domain/errors.ts';
@@ -162,6 +164,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   const metrics = metricsReporter(options.metrics, logger);
   // One source of task numbers for every shard held, so creates across shards share its blocks.
   const taskNumbers = new TaskNumberBlocks();
+  // One statement for the commits of the shards held that queue while others are on their way.
+  const commits = sharedCommits({ pool, quotedSchema: quoteSchema(schema ?? DEFAULT_SCHEMA) });
   const host: ShardHost = new ShardHost({
     shardOf,
     logger,
@@ -181,6 +185,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
           ...(schema === undefined ? {} : { schema }),
           shards: [shard],
           taskNumbers,
+          sharedCommits: commits,
           // Only while this term lasts: a service whose term ended commits nothing, even at the same epoch.
           fence: {
             hostId,

@@ -1,4 +1,4 @@
-// Shard leases and fenced commits against a real server (`npm run test:postgres`; PG_TEST_URL),
+// Shard leases, fenced commits and shared commits against a real server (`npm run test:postgres`; PG_TEST_URL),
 // with a pool wide enough for acquires to really run at once, and the lock a fenced commit holds
 // on its lease rows: while the commit's transaction is open, a Host acquiring the lease after it
 // expired skips the shard, and takes it only once the commit has ended, while the owner's renewal
@@ -14,6 +14,7 @@ import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { row } from './fixtures.ts';
 import { dropSchemas, randomSchema, run, serverPool } from './postgresHarness.ts';
 import { describeShardLeases, sessionIn } from './postgresLeases.ts';
+import { describeSharedCommits } from './postgresSharedCommits.ts';
 
 let admin: pg.Pool;
 let wide: pg.Pool;
@@ -30,6 +31,7 @@ afterAll(async () => {
 });
 
 describeShardLeases('the server', () => ({ pool: wide, admin, schemas }));
+describeSharedCommits('the server', () => ({ pool: wide, admin, schemas }));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -30,6 +30,7 @@ import { migrate, quoteSchema } from './migrations.ts';
 import { createPgPool } from './pgPool.ts';
 import { encodeStoredRow, type StoredRowColumns } from './rowColumns.ts';
 import { checkHostId, MAX_LEASE_MS } from './shardLeases.ts';
+import { SharedCommitFailure, type SharedCommits, type SharedOutcome } from './sharedCommits.ts';
 import { DEFAULT_OWNER_LEASE_MS, StorageOwner } from './storageOwner.ts';
 import { type RowFilter, readRows, unreadCountsQuery } from './storedRows.ts';
 import type { TaskNumberBlocks } from './taskNumberBlocks.ts';
@@ -91,6 +92,13 @@ export interface PostgresStorageOptions {
    * it empty. Without it, every allocation takes its numbers from the sequence.
    */
   readonly taskNumbers?: TaskNumberBlocks;
+  /**
+   * With a fence: where one-statement commits go out together with those of the other fenced
+   * storages of the process given the same instance (a cluster Host's shards), one statement for
+   * the commits that queue while others are on their way (sharedCommits.ts). Without it each
+   * commit is a statement of its own.
+   */
+  readonly sharedCommits?: SharedCommits;
 }
 
 /**
@@ -385,6 +393,21 @@ export class PostgresStorage implements ScheduleStorage {
       );
     }
     const fence = this.options.fence;
+    const shared = this.options.sharedCommits;
+    if (shared !== undefined && fence !== undefined && this.oneStatement(batch)) {
+      let outcome: SharedOutcome;
+      try {
+        outcome = await shared.commit({ batch, columns, fence });
+      } catch (error) {
+        if (!(error instanceof SharedCommitFailure)) throw error;
+        throw this.failed(error.error, error.sent ? undefined : 'The schedule change could not be sent: the database cannot be reached');
+      }
+      if (outcome === 'committed') {
+        this.failures = 0;
+        this.retryAt = 0;
+        return;
+      }
+    }
     const client = await this.connect('The schedule change could not be sent: the database cannot be reached');
     let broken: Error | undefined;
     try {
@@ -413,16 +436,29 @@ export class PostgresStorage implements ScheduleStorage {
       this.failures = 0;
       this.retryAt = 0;
     } catch (error) {
-      if (isScheduleError(error)) throw error;
-      if (isConnectionFailure(error)) {
-        broken = error instanceof Error ? error : new Error(String(error));
-        this.noteConnectionFailure(error);
-        throw uncertain('The schedule change could not be confirmed: the database connection was lost', error);
-      }
-      throw uncertain('The schedule change could not be made durable: the database refused it', error);
+      if (!isScheduleError(error) && isConnectionFailure(error)) broken = error instanceof Error ? error : new Error(String(error));
+      throw this.failed(error);
     } finally {
       client.release(broken);
     }
+  }
+
+  /**
+   * What a commit whose statement failed with `error` rejects with: a ScheduleError as it is, else
+   * `persistence_uncertain` saying whether the connection was lost (noted for the reconnect pause)
+   * or the database refused it; `unsent` names a commit that never reached a connection.
+   */
+  private failed(error: unknown, unsent?: string): ScheduleError {
+    if (isScheduleError(error)) return error;
+    if (unsent !== undefined) {
+      this.noteConnectionFailure(error);
+      return new ScheduleError('persistence_uncertain', `${unsent} (${reasonOf(error)}).`, { cause: error });
+    }
+    if (isConnectionFailure(error)) {
+      this.noteConnectionFailure(error);
+      return uncertain('The schedule change could not be confirmed: the database connection was lost', error);
+    }
+    return uncertain('The schedule change could not be made durable: the database refused it', error);
   }
 
   /**
