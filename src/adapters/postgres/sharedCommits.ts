@@ -13,7 +13,7 @@
 import { ScheduleError } from '../../domain/errors.ts';
 import type { PreparedBatch } from '../domainState.ts';
 import { commitStatement, fitsOneStatement, namedStatement } from './commitStatement.ts';
-import { guardedPool, isConnectionFailure, type SqlPool } from './driver.ts';
+import { guardedPool, isConnectionFailure, type SqlClient, type SqlPool } from './driver.ts';
 import { fenceEpochsNow, type LeaseFence } from './fence.ts';
 import type { StoredRowColumns } from './rowColumns.ts';
 
@@ -112,7 +112,27 @@ export class SharedCommits {
   }
 
   private async send(group: readonly Waiter[]): Promise<void> {
-    // The epochs each fence names now, right before the statement that checks them.
+    let client: Awaited<ReturnType<SqlPool['connect']>>;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      for (const waiter of group) waiter.reject(new SharedCommitFailure(false, error));
+      return;
+    }
+    let broken: Error | undefined;
+    try {
+      broken = await this.write(client, group);
+    } catch (error) {
+      // Nothing was sent (building the statement failed): each commit not yet answered fails with it.
+      for (const waiter of group) waiter.reject(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Writes `group` on `client`, settling each of its commits; answers the failure that broke the connection, if one did. */
+  private async write(client: SqlClient, group: readonly Waiter[]): Promise<Error | undefined> {
+    // Read once the connection is there, right before the statement that checks them.
     const epochs = new Map<number, number>();
     const sending: Waiter[] = [];
     for (const waiter of group) {
@@ -131,43 +151,35 @@ export class SharedCommits {
       for (const [shard, epoch] of named) epochs.set(shard, epoch);
       sending.push(waiter);
     }
-    if (sending.length === 0) return;
+    const alone = (): undefined => {
+      for (const waiter of sending) waiter.resolve('alone');
+      return undefined;
+    };
+    const first = sending[0];
+    if (first === undefined) return undefined;
     const batch: PreparedBatch = {
       puts: sending.flatMap((w) => w.commit.batch.puts),
       deletes: sending.flatMap((w) => w.commit.batch.deletes),
       calls: sending.flatMap((w) => w.commit.batch.calls ?? []),
       forgetCalls: sending.flatMap((w) => w.commit.batch.forgetCalls ?? []),
     };
-    const alone = () => {
-      for (const waiter of sending) waiter.resolve('alone');
-    };
     if (!fitsOneStatement(batch)) return alone();
-    const fence = sending[0]!.commit.fence;
     const statement = commitStatement(
       this.options.quotedSchema,
       batch,
       sending.flatMap((w) => w.commit.columns),
-      { kind: 'fence', fence: { hostId: fence.hostId, epochs: () => epochs }, epochs },
+      { kind: 'fence', fence: { hostId: first.commit.fence.hostId, epochs: () => epochs }, epochs },
     );
-    let client: Awaited<ReturnType<SqlPool['connect']>>;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      for (const waiter of sending) waiter.reject(new SharedCommitFailure(false, error));
-      return;
-    }
-    let broken: Error | undefined;
     try {
       const named = this.options.preparedStatements === false ? undefined : namedStatement(statement);
       const result = named === undefined ? await client.query(statement.text, statement.values) : await client.query(named);
       if (result.rows[0]?.ok !== true) return alone();
       for (const waiter of sending) waiter.resolve('committed');
+      return undefined;
     } catch (error) {
       if (refusedByServer(error)) return alone();
-      if (isConnectionFailure(error)) broken = error instanceof Error ? error : new Error(String(error));
       for (const waiter of sending) waiter.reject(new SharedCommitFailure(true, error));
-    } finally {
-      client.release(broken);
+      return isConnectionFailure(error) ? (error instanceof Error ? error : new Error(String(error))) : undefined;
     }
   }
 }
