@@ -118,6 +118,9 @@ const checkShards = (shards: unknown): number[] => {
 
 type Phase = 'closed' | 'opening' | 'open' | 'closing';
 
+/** What a commit that never reached a connection says. */
+const UNSENT = 'The schedule change could not be sent: the database cannot be reached';
+
 const uncertain = (what: string, error: unknown): ScheduleError =>
   new ScheduleError('persistence_uncertain', `${what} (${reasonOf(error)}); it may or may not have been stored.`, { cause: error });
 
@@ -400,7 +403,7 @@ export class PostgresStorage implements ScheduleStorage {
         outcome = await shared.commit({ batch, columns, fence });
       } catch (error) {
         if (!(error instanceof SharedCommitFailure)) throw error;
-        throw this.failed(error.error, error.sent ? undefined : 'The schedule change could not be sent: the database cannot be reached');
+        throw this.failed(error.error, error.sent ? undefined : UNSENT);
       }
       if (outcome === 'committed') {
         this.failures = 0;
@@ -408,7 +411,7 @@ export class PostgresStorage implements ScheduleStorage {
         return;
       }
     }
-    const client = await this.connect('The schedule change could not be sent: the database cannot be reached');
+    const client = await this.connect(UNSENT);
     let broken: Error | undefined;
     try {
       // Read once the connection is there, right before the statements that check them.
