@@ -10,7 +10,7 @@ import { callRouter, type JsonValue, type NotificationListener, poolListener } f
 import { changeFeed } from '../adapters/postgres/changeFeed.ts';
 import { guardedPool, type SqlPool } from '../adapters/postgres/driver.ts';
 import { quoteSchema } from '../adapters/postgres/migrations.ts';
-import { DEFAULT_SCHEMA, postgresStorage } from '../adapters/postgres/postgresStorage.ts';
+import { DEFAULT_SCHEMA, type PostgresStorage, postgresStorage } from '../adapters/postgres/postgresStorage.ts';
 import { reservedConnection } from '../adapters/postgres/reservedConnection.ts';
 import type { KeeperTimers } from '../adapters/postgres/shardKeeper.ts';
 import { DEFAULT_LEASE_MS, shardKeeper } from '../adapters/postgres/shardKeeper.ts';
@@ -24,6 +24,7 @@ import { shardOf } from '../domain/tasks/sessionShard.ts';
 import type { Clock, ClusterTopology, Logger, ScheduleHealth, ScheduleMetrics, SessionController, StepReport } from '../ports.ts';
 import { resolveConfig } from '../runtime/config.ts';
 import { metricsReporter } from '../runtime/metricsReporter.ts';
+import { readAheadMs } from '../runtime/restReader.ts';
 import { consoleLogger } from '../runtime/supervisorInput.ts';
 import { createScheduleService, type ScheduleChange, type ScheduleService } from '../service.ts';
 import { argumentsForFormat, callFormatError, type ToolCallOptions } from '../tools/callFormat.ts';
@@ -144,6 +145,13 @@ export interface ClusterService {
   close(): Promise<void>;
 }
 
+/** A shard read ahead of its hand-over: its storage, opened by the read, and the term its fence waits for. */
+interface ReadAhead {
+  readonly storage: PostgresStorage;
+  readonly term: { current: () => boolean };
+  discard(): void;
+}
+
 /** The Session a request names, read before it is routed (a request without one is refused where it runs). */
 const sessionIn = (request: unknown): string => {
   const sessionId = (request as { sessionId?: unknown } | null)?.sessionId;
@@ -157,7 +165,7 @@ const sessionIn = (request: unknown): string => {
 export async function createClusterService(options: ClusterServiceOptions): Promise<ClusterService> {
   const { schema, hostId, sessions, logger = consoleLogger } = options;
   // Checked before anything starts: every shard service checks the same config again.
-  const { retention } = resolveConfig(options.config);
+  const { retention, passivationHorizonMs } = resolveConfig(options.config);
   // Every client of the cluster listens for socket errors while checked out (see guardedPool).
   const pool = guardedPool(options.pool);
   // Wrapped once, so every shard service shares it (and a throwing port is logged once).
@@ -166,12 +174,38 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   const taskNumbers = new TaskNumberBlocks();
   // One statement for the commits of the shards held that queue while others are on their way.
   const commits = sharedCommits({ pool, quotedSchema: quoteSchema(schema ?? DEFAULT_SCHEMA) });
-  const host: ShardHost = new ShardHost({
+  /** The storage of a shard's service, fenced at `epoch` while `term.current()` (a term begins once its lease is held). */
+  const shardStorage = (shard: number, epoch: number, term: { current: () => boolean }): PostgresStorage =>
+    postgresStorage({
+      pool,
+      ...(schema === undefined ? {} : { schema }),
+      shards: [shard],
+      taskNumbers,
+      sharedCommits: commits,
+      // Only while this term lasts: a service whose term ended commits nothing, even at the same epoch.
+      fence: {
+        hostId,
+        epochs: () => (term.current() ? new Map([[shard, epoch]]) : new Map()),
+        // A Host paused mid-commit frees its lease locks well before its leases expire.
+        idleTimeoutMs: Math.max(1_000, Math.floor((options.leaseMs ?? DEFAULT_LEASE_MS) / 3)),
+      },
+    });
+  const host: ShardHost<ReadAhead> = new ShardHost<ReadAhead>({
     shardOf,
     logger,
     onHeld: (count) => metrics.shardsHeld(count),
-    openShard: (shard, epoch, current) =>
-      createScheduleService({
+    // A shard offered to this Host is read as its service's open would read it, while its owner serves it.
+    prepareShard: async (shard, epoch) => {
+      const term = { current: () => false };
+      const storage = shardStorage(shard, epoch, term);
+      const now = options.clock === undefined ? Date.now() : options.clock.now();
+      await storage.prime(passivationHorizonMs === null ? undefined : { dueBefore: now + readAheadMs(passivationHorizonMs) });
+      return { storage, term, discard: () => void storage.close().catch(() => undefined) };
+    },
+    openShard: (shard, epoch, current, ahead) => {
+      const term = ahead?.term ?? { current };
+      term.current = current;
+      return createScheduleService({
         // A reminder is appended and flushed only while this term lasts and the lease is live by
         // this Host's clock; each carries this term's lease for Sessions that fence their writes.
         sessions: leasedSessions(sessions, { hostId, shard, epoch }, () => current() && keeper.holds(shard)),
@@ -180,24 +214,12 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.config === undefined ? {} : { config: options.config }),
         ...(options.inspect === undefined ? {} : { inspect: (event: ScheduleInspectionEvent) => options.inspect?.(event, shard) }),
-        storage: postgresStorage({
-          pool,
-          ...(schema === undefined ? {} : { schema }),
-          shards: [shard],
-          taskNumbers,
-          sharedCommits: commits,
-          // Only while this term lasts: a service whose term ended commits nothing, even at the same epoch.
-          fence: {
-            hostId,
-            epochs: () => (current() ? new Map([[shard, epoch]]) : new Map()),
-            // A Host paused mid-commit frees its lease locks well before its leases expire.
-            idleTimeoutMs: Math.max(1_000, Math.floor((options.leaseMs ?? DEFAULT_LEASE_MS) / 3)),
-          },
-        }),
+        storage: ahead?.storage ?? shardStorage(shard, epoch, term),
       }).then((service) => {
         service.subscribe((change) => void feed.publish(change));
         return service;
-      }),
+      });
+    },
     route: async (call) => (await router.route(call.sessionId, call as unknown as JsonValue)) as RoutedAnswer,
     // A shard whose service could not open (the database refused a connection) opens again shortly.
     reopen: { timers: options.timers ?? processTimers },
@@ -217,6 +239,8 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     owns: (shard) => host.epochOf(shard),
     execute: (request) => host.execute(request.request as unknown as RoutedCall),
     onError: (error) => logger.warn('A routed call could not be handled; it is tried again.', { cause: error }),
+    // A shard this Host offered, or is taking, moved a step on: the keeper steps at once.
+    onShardNotice: (shard) => keeper.notice(shard),
     ...(schema === undefined ? {} : { schema }),
     ...(routing.timeoutMs === undefined ? {} : { timeoutMs: routing.timeoutMs }),
     ...(routing.pollMs === undefined ? {} : { pollMs: routing.pollMs }),
@@ -258,6 +282,9 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     pace: {
       openCapacity: () => host.openCapacity(),
       serving: (shard) => host.serving(shard),
+      // Shards pass from Host to Host by hand-over: the taker reads them while their owner serves them.
+      prepare: (shard, epoch) => host.prepare(shard, epoch),
+      unprepare: (shard) => host.unprepare(shard),
       now: () => (options.clock === undefined ? Date.now() : options.clock.now()),
     },
     onAcquired: (lease) => {

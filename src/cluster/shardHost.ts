@@ -14,20 +14,31 @@
 // Other opens take turns, at most `maxOpening` at a time (16 by default): a Host taking dozens of
 // shards handed on, or never held, opens them a few at a time rather than starving its own commits
 // and deliveries of connections — those handed on by their owner before those never held.
-// `openCapacity()` (every shard not yet open counts) tells the lease keeper how many more this
-// Host can take now.
+// A shard offered to this Host by its owner is read ahead (`prepare`, given `prepareShard`) while
+// the owner still serves it; when its lease arrives the service opens from what was read, at once.
+// `openCapacity()` (every shard not yet open counts, and every shard read ahead) tells the lease
+// keeper how many more this Host can take now.
 import { ScheduleError } from '../domain/errors.ts';
 import type { Logger } from '../ports.ts';
 import type { ScheduleService } from '../service.ts';
 import { answerOf, type RoutedAnswer, type RoutedCall, runRouted, settle } from './routedCall.ts';
 
+/** What a Host read of a shard ahead of holding it (see {@link ShardHostOptions.prepareShard}). */
+export interface PreparedShard {
+  /** Lets go of what was read, unused. */
+  discard(): void;
+}
+
 /** What a shard host needs: how to open a shard's service, how to reach the other Hosts, which shard a Session is in. */
-export interface ShardHostOptions {
+export interface ShardHostOptions<P extends PreparedShard = PreparedShard> {
   /**
-   * Opens the service of a shard this Host now holds at `epoch`. `current()` is true while this
-   * term lasts: a fenced storage names the epoch only then.
+   * Opens the service of a shard this Host now holds at `epoch`, from what `prepareShard` read of
+   * it when given. `current()` is true while this term lasts: a fenced storage names the epoch
+   * only then.
    */
-  openShard(shard: number, epoch: number, current: () => boolean): Promise<ScheduleService>;
+  openShard(shard: number, epoch: number, current: () => boolean, prepared?: P): Promise<ScheduleService>;
+  /** Reads a shard offered to this Host, to open it at `epoch` once held; without it nothing is read ahead. */
+  prepareShard?(shard: number, epoch: number): Promise<P>;
   /** Hands a call to the Host that holds its Session's shard, and resolves to its answer. */
   route(call: RoutedCall): Promise<RoutedAnswer>;
   /** The shard (0–255) a Session belongs to. */
@@ -51,9 +62,10 @@ export interface ShardHostOptions {
 }
 
 /** How urgently a shard's service is opened: lower first (see the header). */
-export type OpenUrgency = 'expired' | 'released' | 'new';
+export type OpenUrgency = 'expired' | 'handed' | 'released' | 'new';
 
-const URGENCY: Readonly<Record<OpenUrgency, number>> = { expired: 0, released: 1, new: 2 };
+/** Shards taken over and shards handed over (read already) open at once; the others take turns. */
+const URGENCY: Readonly<Record<OpenUrgency, number>> = { expired: 0, handed: 0, released: 1, new: 2 };
 
 /** Shards whose services open at once, by default. */
 export const DEFAULT_MAX_OPENING = 16;
@@ -88,8 +100,10 @@ interface HeldShard {
   cancel?: (() => void) | undefined;
 }
 
-export class ShardHost {
+export class ShardHost<P extends PreparedShard = PreparedShard> {
   private readonly shards = new Map<number, HeldShard>();
+  /** Shards read ahead of their hand-over, with the epoch they will be held at. */
+  private readonly prepared = new Map<number, { readonly epoch: number; readonly read: Promise<P> }>();
   /** The close of each shard's last term, which the next term's open waits for. */
   private readonly closing = new Map<number, Promise<void>>();
   private closed = false;
@@ -101,7 +115,7 @@ export class ShardHost {
   private opening = 0;
   private readonly maxOpening: number;
 
-  constructor(private readonly options: ShardHostOptions) {
+  constructor(private readonly options: ShardHostOptions<P>) {
     this.maxOpening = Math.max(1, Math.floor(options.maxOpening ?? DEFAULT_MAX_OPENING));
   }
 
@@ -125,12 +139,61 @@ export class ShardHost {
     return this.shards.get(shard)?.epoch;
   }
 
-  /** The lease of `shard` was gained (`from` where: see {@link OpenUrgency}): its service opens in its turn, restoring the shard's tasks. */
+  /**
+   * The lease of `shard` was gained (`from` where: see {@link OpenUrgency}): its service opens in
+   * its turn, restoring the shard's tasks — at once from what was read ahead at this epoch.
+   */
   acquired(shard: number, epoch: number, from: OpenUrgency = 'new'): void {
+    const ahead = this.takePrepared(shard);
+    if (ahead?.epoch === epoch) {
+      this.open(shard, epoch, 0, URGENCY.handed, ahead.read);
+      return;
+    }
+    if (ahead !== undefined) void ahead.read.then((read) => read.discard()).catch(() => undefined);
     this.open(shard, epoch, 0, URGENCY[from] ?? URGENCY.new);
   }
 
-  private open(shard: number, epoch: number, failures: number, rank: number): void {
+  /**
+   * Reads `shard`, offered to this Host, to open it at `epoch` when its lease arrives; resolves
+   * true once read, false when it could not be (or nothing reads ahead here). Counted as an open.
+   */
+  async prepare(shard: number, epoch: number): Promise<boolean> {
+    const { prepareShard } = this.options;
+    if (prepareShard === undefined || this.closed || this.shards.has(shard)) return false;
+    this.unprepare(shard);
+    const entry = { epoch, read: prepareShard.call(this.options, shard, epoch) };
+    this.prepared.set(shard, entry);
+    this.opening++;
+    try {
+      await entry.read;
+      return this.prepared.get(shard) === entry;
+    } catch (error) {
+      this.options.logger?.warn('A shard offered to this Host could not be read ahead; it is opened when its lease arrives.', {
+        shard,
+        cause: error,
+      });
+      if (this.prepared.get(shard) === entry) this.takePrepared(shard);
+      return false;
+    }
+  }
+
+  /** What was read ahead of `shard` will not be used: it is let go. */
+  unprepare(shard: number): void {
+    void this.takePrepared(shard)
+      ?.read.then((read) => read.discard())
+      .catch(() => undefined);
+  }
+
+  private takePrepared(shard: number): { readonly epoch: number; readonly read: Promise<P> } | undefined {
+    const entry = this.prepared.get(shard);
+    if (entry === undefined) return undefined;
+    this.prepared.delete(shard);
+    this.opening--;
+    this.options.onOpened?.();
+    return entry;
+  }
+
+  private open(shard: number, epoch: number, failures: number, rank: number, ahead?: Promise<P>): void {
     if (this.closed) return;
     const term = { current: true };
     const previous = this.closing.get(shard) ?? Promise.resolve();
@@ -142,7 +205,7 @@ export class ShardHost {
       .then(async (done) => {
         try {
           if (!isCurrent()) throw new NotOpened();
-          return await this.options.openShard(shard, epoch, () => term.current);
+          return await this.options.openShard(shard, epoch, () => term.current, ahead === undefined ? undefined : await ahead);
         } finally {
           done();
         }
@@ -289,6 +352,7 @@ export class ShardHost {
   /** Releases every shard (each after its delivery in flight); calls are refused from then on. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const shard of [...this.prepared.keys()]) this.unprepare(shard);
     await Promise.all([...this.shards.keys()].map((shard) => this.release(shard)));
   }
 

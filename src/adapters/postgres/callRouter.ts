@@ -18,7 +18,7 @@ import { CallRunner, type RoutedRequest } from './callRunner.ts';
 import { CallNotRunError, CallSender } from './callSender.ts';
 import type { SqlPool } from './driver.ts';
 import { quoteSchema } from './migrations.ts';
-import { type NotificationListener, poolListener } from './notificationListener.ts';
+import { callsChannel, channelName, type NotificationListener, poolListener } from './notificationListener.ts';
 import { type JsonValue, notJson } from './routedJson.ts';
 import { isPostgresText } from './rowColumns.ts';
 import { SchemaQueries } from './schemaQueries.ts';
@@ -47,14 +47,16 @@ export interface CallRouterOptions {
   readonly pollMs?: number;
   /** How notifications are received; default a connection checked out of `pool` for good (a `pg` client). */
   readonly listen?: NotificationListener;
+  /**
+   * Hears the shard of each notification on the calls channel, owned here or not: a call routed
+   * to it, or its hand-over from one Host to another under way (docs/cluster.md).
+   */
+  readonly onShardNotice?: (shard: number) => void;
   /** Told of failures on the owner's side (claims, replies, the listening connection), which are retried. */
   readonly onError?: (error: unknown) => void;
 }
 
 const DEFAULT_SCHEMA = 'agent_schedule';
-
-/** The longest channel name PostgreSQL keeps (longer identifiers are cut to 63 bytes). */
-const channelName = (schema: string, suffix: string): string => `${schema}_${suffix}`.slice(0, 63);
 
 /** The call router of one Host on one schema; see {@link callRouter}. */
 export class CallRouter {
@@ -93,7 +95,7 @@ export class CallRouter {
     this.pollMs = positive('pollMs', options.pollMs, 1_000);
     this.schema = options.schema ?? DEFAULT_SCHEMA;
     this.queries = new SchemaQueries(options.pool, this.schema, 'The call router could not open its schema');
-    this.callsChannel = channelName(this.schema, 'calls');
+    this.callsChannel = callsChannel(this.schema);
     this.repliesChannel = channelName(this.schema, 'replies');
     this.listenFn = options.listen ?? poolListener(options.pool);
     const q = quoteSchema(this.schema);
@@ -193,9 +195,11 @@ export class CallRouter {
     if (channel === this.callsChannel) {
       if (!this.started || this.stopped) return;
       const shard = Number(payload);
-      if (Number.isInteger(shard) && this.options.owns(shard) !== undefined) {
+      if (!Number.isInteger(shard)) return;
+      if (this.options.owns(shard) !== undefined) {
         void this.runner.claim(false).catch((error: unknown) => this.options.onError?.(error));
       }
+      this.options.onShardNotice?.(shard);
     } else if (channel === this.repliesChannel) {
       this.sender.replied(payload);
     }

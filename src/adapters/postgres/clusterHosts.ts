@@ -5,7 +5,8 @@
 // expired for a day are swept by the next heartbeat of any Host. The same statement answers when the
 // next other Host's membership or lease runs out, so a keeper can step right then, and how the
 // shards stand — how many each Host holds, how many are free, how many wait for a new owner after
-// their lease ran out — so a keeper hands shards on only as fast as they are taken.
+// their lease ran out, how many are offered to each Host, and which are offered to this one — so a
+// keeper hands shards on only as fast as they are taken.
 import type { SqlPool } from './driver.ts';
 import { quoteSchema } from './migrations.ts';
 import { SchemaQueries } from './schemaQueries.ts';
@@ -34,7 +35,15 @@ export interface ClusterView {
   readonly free: number;
   /** Shards whose owner let the lease run out, not yet taken over. */
   readonly expired: number;
+  /** Shards offered to each Host by their owners (Hosts offered none are absent). */
+  readonly offeredTo: ReadonlyMap<string, number>;
+  /** The shards offered to this Host, by shard, with the epoch their owner holds them at and whether this Host said it is ready. */
+  readonly offers: readonly { readonly shard: number; readonly epoch: number; readonly ready: boolean }[];
 }
+
+/** A `json` column as the driver answers it (parsed, or text), or `fallback` for null. */
+const jsonOf = (value: unknown, fallback: unknown): unknown =>
+  typeof value === 'string' ? JSON.parse(value) : value === null || value === undefined ? fallback : value;
 
 /** Options of {@link ClusterHosts}. */
 export interface ClusterHostsOptions {
@@ -84,7 +93,13 @@ export class ClusterHosts {
          (select count(*) from ${q}.shard_leases where owner is not null and expires_at <= now())::int as expired,
          (select json_object_agg(owner, n) from (
             select owner, count(*)::int as n from ${q}.shard_leases where owner is not null and expires_at > now() group by owner
-          ) as counts) as held_by
+          ) as counts) as held_by,
+         (select json_object_agg(offered_to, n) from (
+            select offered_to, count(*)::int as n from ${q}.shard_leases
+            where offered_to is not null and owner is not null and expires_at > now() group by offered_to
+          ) as offered) as offered_to,
+         (select json_agg(json_build_array(shard, epoch::text, offer_ready) order by shard) from ${q}.shard_leases
+           where offered_to = $1 and owner is distinct from $1 and expires_at > now()) as offers
        from (
          select host_id, started_at from beat
          union all
@@ -96,7 +111,9 @@ export class ClusterHosts {
     const hosts = result.rows.map((r) => String(r.host_id));
     const first = result.rows[0];
     const lapse = first?.lapse_ms;
-    const heldBy = (typeof first?.held_by === 'string' ? JSON.parse(first.held_by) : (first?.held_by ?? {})) as Record<string, number>;
+    const heldBy = jsonOf(first?.held_by, {}) as Record<string, number>;
+    const offeredTo = jsonOf(first?.offered_to, {}) as Record<string, number>;
+    const offers = jsonOf(first?.offers, []) as [number, string, boolean][];
     return {
       hosts,
       ages: result.rows.map((r) => Math.max(0, Number(r.age_ms))),
@@ -106,6 +123,8 @@ export class ClusterHosts {
       heldBy: new Map(Object.entries(heldBy).map(([owner, n]) => [owner, Number(n)])),
       free: Number(first?.free ?? 0),
       expired: Number(first?.expired ?? 0),
+      offeredTo: new Map(Object.entries(offeredTo).map(([to, n]) => [to, Number(n)])),
+      offers: offers.map(([shard, epoch, ready]) => ({ shard: Number(shard), epoch: Number(epoch), ready: ready === true })),
     };
   }
 

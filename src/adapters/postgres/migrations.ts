@@ -48,6 +48,11 @@ export interface Migration {
  * carries a failure status (docs/delivery.md): the stage and count of its failed attempts and when
  * the latest failed, copied from the row for queries (the row itself holds the whole status), with
  * a partial index of the failing tasks by shard.
+ *
+ * Version 10: a shard's hand-over from Host to Host (docs/cluster.md): `offered_to` on
+ * `shard_leases`, the Host its owner offers it to (null when not offered), and `offer_ready`, set by
+ * that Host once it has read the shard; and an index of the tasks by shard, for the digest of a
+ * shard's rows the taker checks.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -173,6 +178,14 @@ alter table {schema}.tasks
   add column failure_attempts integer check (failure_attempts >= 1),
   add column failed_at timestamptz;
 create index tasks_failing on {schema}.tasks (shard) where failure_stage is not null;
+`,
+  },
+  {
+    version: 10,
+    name: 'shard_handover',
+    sql: `
+alter table {schema}.shard_leases add column offered_to text, add column offer_ready boolean not null default false;
+create index tasks_shard on {schema}.tasks (shard);
 `,
   },
 ];

@@ -3,6 +3,15 @@
 import { ScheduleError } from '../../domain/errors.ts';
 import type { SqlPool } from './driver.ts';
 
+/** The channel `<schema>_<suffix>`, cut to the 63 bytes PostgreSQL keeps of an identifier. */
+export const channelName = (schema: string, suffix: string): string => `${schema}_${suffix}`.slice(0, 63);
+
+/**
+ * The channel a shard's number is notified on when calls may wait for its owner: a routed call's
+ * insert, and a shard's hand-over (docs/cluster.md).
+ */
+export const callsChannel = (schema: string): string => channelName(schema, 'calls');
+
 /**
  * Listens on `channels` on a connection of its own: `onNotification` for each notification,
  * `onLost` once when the connection is lost. Answers the function that stops listening.

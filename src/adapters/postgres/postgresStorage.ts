@@ -138,6 +138,8 @@ export class PostgresStorage implements ScheduleStorage {
    * at each check, moved by each allocation. A commit whose ids lie below it reads nothing.
    */
   private sequenceFloor = 1;
+  /** What `prime` read, and the digest of the shards' rows it was read after; the next open answers it while the digest holds. */
+  private primed: { readonly digest: string; readonly domain: StoredDomain } | undefined;
   /** The claim on the schema of a storage without a fence (its only writer). */
   private readonly owner: StorageOwner | undefined;
   private renewTimer: ReturnType<typeof setTimeout> | undefined;
@@ -199,7 +201,62 @@ export class PostgresStorage implements ScheduleStorage {
     }
   }
 
+  /**
+   * Reads what the next `open(request)` answers ahead of it, without taking anything: a cluster
+   * Host reads a shard offered to it while its owner still serves it. That open then checks, in
+   * one round trip, that a digest of the shards' rows (every task's id, version and place, the
+   * remembered calls, the time-zone data version) is the one read before the rows; when it is, it
+   * answers what was read (its `rest` reads on from where this read stopped), else it reads again.
+   * Only a fenced storage of given shards reads ahead: once the lease is its own nobody else
+   * writes them, so an unchanged digest means unchanged rows.
+   *
+   * @throws ScheduleError `internal_error` when open or not fenced to given shards; as `open` does for the rest.
+   */
+  async prime(request?: OpenRequest): Promise<void> {
+    if (this.phase !== 'closed')
+      throw new ScheduleError('internal_error', `The PostgreSQL schedule storage (${this.schema}) is already open.`);
+    if (this.options.fence === undefined || this.options.shards === undefined) {
+      throw new ScheduleError('internal_error', 'Only a fenced PostgreSQL storage of given shards reads ahead of its open.');
+    }
+    this.primed = await this.opened(async (client) => {
+      const digest = await this.digest(client);
+      return { digest, domain: await this.readDomain(client, request) };
+    });
+  }
+
   private async load(request: OpenRequest | undefined): Promise<StoredDomain> {
+    return this.opened(async (client) => {
+      await this.owner?.take(client);
+      const primed = this.primed;
+      this.primed = undefined;
+      if (primed !== undefined && (await this.digest(client)) === primed.digest) return primed.domain;
+      return await this.readDomain(client, request);
+    });
+  }
+
+  /** The digest of the stored rows of this storage's shards that an open reads (see `prime`). */
+  private async digest(client: SqlClient): Promise<string> {
+    const q = this.quoted;
+    const shards = this.scopedShards();
+    const scope = shards === undefined ? '' : ' where shard = any($1::smallint[])';
+    const result = await client.query(
+      `select md5(
+         coalesce((select string_agg(json_build_array(id, version, position)::text, ',' order by id) from ${q}.tasks${scope}), '')
+         || '|' || coalesce((select string_agg(json_build_array(session_id, call_id, position)::text, ',' order by position)
+                             from ${q}.remembered_calls${scope}), '')
+         || '|' || coalesce((select value from ${q}.domain_meta where key = 'tzdata'), '')) as digest`,
+      shards === undefined ? [] : [shards],
+    );
+    return String(result.rows[0]?.digest);
+  }
+
+  private scopedShards(): number[] | undefined {
+    const scope = this.options.shards;
+    return scope === undefined ? undefined : checkShards(typeof scope === 'function' ? scope() : scope);
+  }
+
+  /** Runs `work` on a connection of a migrated schema, as an open does (the pool made first when given a connection string). */
+  private async opened<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
     if (this.options.pool !== undefined) watchPoolErrors(this.options.pool);
     this.pool =
       this.options.pool ??
@@ -212,8 +269,7 @@ export class PostgresStorage implements ScheduleStorage {
     let broken: Error | undefined;
     try {
       await migrate(client, this.schema);
-      await this.owner?.take(client);
-      return await this.readDomain(client, request);
+      return await work(client);
     } catch (error) {
       if (isScheduleError(error)) throw error;
       if (isConnectionFailure(error)) {
@@ -233,8 +289,7 @@ export class PostgresStorage implements ScheduleStorage {
   }
 
   private async readDomain(client: SqlClient, request: OpenRequest | undefined): Promise<StoredDomain> {
-    const scope = this.options.shards;
-    const shards = scope === undefined ? undefined : checkShards(typeof scope === 'function' ? scope() : scope);
+    const shards = this.scopedShards();
     const until = this.options.readOnDemand === false ? undefined : request?.dueBefore;
     const tasks = await readRows(
       client,

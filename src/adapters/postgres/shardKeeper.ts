@@ -38,6 +38,13 @@
 //   `pace.graceMs` do the quietest go anyway. While a Host is above or below its share its loop
 //   steps every `leaseMs / 24`, and a Host that wanted more than it could open steps again as soon
 //   as an open finishes (`nudge()`).
+// - Given `pace.prepare`, a served shard is not released but handed over (docs/cluster.md): its
+//   owner offers it to the Host furthest below its share and serves it meanwhile; the taker reads
+//   it (`prepare`, counted against what it can open) and says it is ready; the owner then stops
+//   its work there (the release hook) and, in one statement, moves the lease to the taker at the
+//   next epoch and notifies the shard, so the taker steps at once and serves what it has read. An
+//   offer not ready within `pace.offerMs` (default `leaseMs`) is withdrawn and the shard released.
+//   Shards offered to a Host count towards its share, so no Host takes or offers more meanwhile.
 // The fence by epoch stays the safety net: whatever the pace, a shard's commits pass only under
 // its current owner's lease.
 import { ScheduleError } from '../../domain/errors.ts';
@@ -77,6 +84,16 @@ export interface KeeperPace {
   readonly quietMs?: number;
   /** The clock reminders fall due by, ms since the epoch (default `Date.now()`): the owner's services' clock. */
   readonly now?: () => number;
+  /**
+   * Reads `shard`, offered to this Host, ahead of holding it at `epoch`; resolves true once this
+   * Host can serve it from what it read, false when it cannot (the offer then lapses). Given, this
+   * Host hands the shards it serves over to others instead of releasing them (see the header).
+   */
+  readonly prepare?: (shard: number, epoch: number) => Promise<boolean>;
+  /** What `prepare` read of `shard` will not be used: the offer was withdrawn or the shard went elsewhere. */
+  readonly unprepare?: (shard: number) => void;
+  /** How long an offer waits for its taker to be ready before the shard is released instead, in ms (default `leaseMs`). */
+  readonly offerMs?: number;
 }
 
 /** The time the keeper runs on: timers for its loop and a monotonic clock (default: the process's). */
@@ -132,6 +149,22 @@ interface Held {
   readonly keepUntil: number;
 }
 
+/** A shard this Host offered to another (see the header). */
+interface Offered {
+  readonly to: string;
+  /** When it was offered, on the keeper's clock. */
+  readonly since: number;
+}
+
+/** What a paced step gives up of its surplus: shards to release, and served ones to offer. */
+interface Surplus {
+  readonly release: number[];
+  readonly offer: { shard: number; to: string }[];
+  readonly handOver: number[];
+  /** Offers to Hosts that left: withdrawn, the shards kept. */
+  readonly withdraw: number[];
+}
+
 interface Sinks {
   readonly acquired: number[];
   readonly lost: number[];
@@ -176,6 +209,11 @@ export class ShardKeeper {
   private readonly handoffBatch: number;
   /** Since when (keeper clock) the paced hand-off has found no served shard quiet enough to hand on. */
   private quietWaitSince: number | undefined;
+  private readonly offerMs: number;
+  /** The shards this Host offered to others and still holds. */
+  private readonly offered = new Map<number, Offered>();
+  /** The shards offered to this Host that it is reading or has read, with the epoch their owner holds them at. */
+  private readonly preparing = new Map<number, number>();
 
   constructor(private readonly options: ShardKeeperOptions) {
     if (options.pool === undefined) throw invalid('shardKeeper needs a pool.');
@@ -194,9 +232,11 @@ export class ShardKeeper {
     this.graceMs = pace?.graceMs ?? 2 * leaseMs;
     this.quietMs = pace?.quietMs ?? Math.floor(leaseMs / 4);
     this.handoffBatch = pace?.handoffBatch ?? DEFAULT_HANDOFF_BATCH;
+    this.offerMs = pace?.offerMs ?? leaseMs;
     for (const [name, ms] of [
       ['graceMs', this.graceMs],
       ['quietMs', this.quietMs],
+      ['offerMs', this.offerMs],
     ] as const) {
       if (!Number.isSafeInteger(ms) || ms < 0) throw invalid(`A shard keeper's ${name} is a whole number of ms, not ${String(ms)}.`);
     }
@@ -257,6 +297,16 @@ export class ShardKeeper {
     else this.tickBy(this.now());
   }
 
+  /**
+   * A notification named `shard` (see `ShardLeases.ready` and `handOver`): when it is one this
+   * Host offered or is taking, the next step runs at once, to hand it over or to take it.
+   */
+  notice(shard: number): void {
+    if (!this.offered.has(shard) && !this.preparing.has(shard)) return;
+    if (this.stepping !== undefined) this.stepAgain = true;
+    else this.tickBy(this.now());
+  }
+
   /** Whether the running loop paces its steps (see the header). */
   private paced(): boolean {
     return this.options.pace !== undefined && this.phase === 'running';
@@ -294,12 +344,14 @@ export class ShardKeeper {
     this.watch();
     try {
       await this.stepping;
+      this.dropPrepared(() => true);
       const shards = [...this.mine.keys()];
       await this.hooks(shards);
       await this.exclusive(async () => {
         this.leaving = true;
         this.mine.clear();
         this.unfreed.clear();
+        this.offered.clear();
         const failures: unknown[] = [];
         await this.leases.release(this.hostId, ALL_SHARDS).catch((error: unknown) => failures.push(error));
         await this.members.leave(this.hostId).catch((error: unknown) => failures.push(error));
@@ -325,7 +377,8 @@ export class ShardKeeper {
     this.stepAgain = false;
     try {
       this.expireOverdue(sinks);
-      const surplus = await this.exclusive(async () => {
+      const surplus = await this.exclusive(async (): Promise<Surplus> => {
+        const none: Surplus = { release: [], offer: [], handOver: [], withdraw: [] };
         await this.freeUnfreed();
         const beatAt = this.now();
         const view = await this.members.heartbeat(this.hostId, this.leaseMs);
@@ -334,17 +387,24 @@ export class ShardKeeper {
         liveHosts = view.hosts.length;
         share = hostShare(view.rank < 0 ? liveHosts : view.rank, liveHosts);
         const paced = this.paced();
-        if (paced) await this.acquirePaced(view, share, sinks);
-        else if (this.phase !== 'stopping') await this.acquire(Math.min(share - this.mine.size, SHARDS), false, sinks);
-        if (liveHosts < 2 || this.mine.size <= share) return [];
-        const count = this.mine.size - share;
-        const givable = [...this.mine.keys()].filter((s) => !this.releasing.has(s)).sort((a, b) => b - a);
-        if (!paced) return givable.slice(0, count).sort((a, b) => a - b);
-        return await this.pacedSurplus(view, givable, count);
+        if (paced) {
+          await this.acquirePaced(view, share, sinks);
+          this.prepareOffers(view);
+        } else if (this.phase !== 'stopping') await this.acquire(Math.min(share - this.mine.size, SHARDS), false, sinks);
+        const offers = this.settleOffers(view);
+        if (liveHosts < 2 || this.mine.size - this.offered.size <= share) return { ...none, ...offers };
+        const count = this.mine.size - this.offered.size - share;
+        const givable = [...this.mine.keys()].filter((s) => !this.releasing.has(s) && !this.offered.has(s)).sort((a, b) => b - a);
+        if (!paced) return { ...none, release: givable.slice(0, count).sort((a, b) => a - b) };
+        const picked = await this.pacedSurplus(view, givable, count);
+        return { ...offers, release: [...offers.release, ...picked.release], offer: picked.offer };
       });
-      if (surplus.length > 0) released = await this.giveBack(surplus);
+      if (surplus.withdraw.length > 0) await this.leases.withdraw(this.hostId, surplus.withdraw);
+      if (surplus.offer.length > 0) await this.offer(surplus.offer);
+      const handed = surplus.handOver.length > 0 ? await this.handOver(surplus.handOver) : [];
+      released = [...handed, ...(surplus.release.length > 0 ? await this.giveBack(surplus.release) : [])].sort((a, b) => a - b);
       // While shards still move to or from this Host, the loop steps more often than every third of a lease.
-      if (this.paced() && (this.mine.size !== share || this.hungry)) {
+      if (this.paced() && (this.mine.size !== share || this.hungry || this.preparing.size > 0)) {
         this.tickBy(this.now() + Math.max(1, Math.floor(this.leaseMs / 24)));
       }
       if (this.stepAgain && this.paced()) this.tickBy(this.now());
@@ -382,13 +442,101 @@ export class ShardKeeper {
     });
     const takesOver = established.includes(this.hostId);
     const takeoverLimit = takesOver ? Math.max(share, Math.ceil(SHARDS / Math.max(1, established.length))) : share;
+    // Shards on their way here by hand-over count as held.
+    const held = () => this.mine.size + this.preparing.size;
     if (view.expired > 0) {
-      const want = Math.min(takeoverLimit - this.mine.size, view.expired);
+      const want = Math.min(takeoverLimit - held(), view.expired);
       const taken = await this.acquire(takesOver ? want : Math.min(want, room), true, sinks);
       room = Math.max(0, room - taken);
     }
-    await this.acquire(Math.min(share - this.mine.size, room), false, sinks);
-    this.hungry = this.mine.size < share || (view.expired > 0 && this.mine.size < takeoverLimit);
+    await this.acquire(Math.min(share - held(), room), false, sinks);
+    this.hungry = held() < share || (view.expired > 0 && held() < takeoverLimit);
+  }
+
+  /**
+   * The taker's side of a hand-over: reads each shard newly offered to this Host, as far as it can
+   * open more, and says it is ready once read; drops what it read of shards no longer offered.
+   */
+  private prepareOffers(view: ClusterView): void {
+    const prepare = this.options.pace?.prepare;
+    if (prepare === undefined) return;
+    const standing = new Map(view.offers.map((offer) => [offer.shard, offer.epoch]));
+    this.dropPrepared((shard, epoch) => standing.get(shard) !== epoch && !this.mine.has(shard));
+    let room = Math.max(0, Math.floor(this.options.pace?.openCapacity() ?? 0));
+    for (const { shard, epoch, ready } of view.offers) {
+      if (room <= 0) break;
+      if (ready || this.preparing.has(shard) || this.mine.has(shard)) continue;
+      room--;
+      this.preparing.set(shard, epoch);
+      void (async () => {
+        const read = await prepare(shard, epoch + 1);
+        if (this.preparing.get(shard) !== epoch) return;
+        if (!read || !(await this.leases.ready(this.hostId, shard, epoch))) this.dropPrepared((s) => s === shard);
+      })().catch((error: unknown) => {
+        if (this.preparing.get(shard) === epoch) this.dropPrepared((s) => s === shard);
+        this.report(error);
+      });
+    }
+  }
+
+  /** Forgets the shards being prepared that `which` picks, telling the owner to drop what it read. */
+  private dropPrepared(which: (shard: number, epoch: number) => boolean): void {
+    for (const [shard, epoch] of [...this.preparing]) {
+      if (!which(shard, epoch)) continue;
+      this.preparing.delete(shard);
+      this.notify(() => this.options.pace?.unprepare?.(shard));
+    }
+  }
+
+  /**
+   * The owner's side of its standing offers, by the leases just renewed: those whose taker is
+   * ready are handed over; those whose taker left are withdrawn (the shards stay here, served);
+   * those that waited `offerMs` are withdrawn and released.
+   */
+  private settleOffers(view: ClusterView): { release: number[]; handOver: number[]; withdraw: number[] } {
+    const release: number[] = [];
+    const handOver: number[] = [];
+    const withdraw: number[] = [];
+    const now = this.now();
+    for (const [shard, offer] of [...this.offered]) {
+      const standing = this.mine.get(shard)?.lease.offer;
+      // Lost, or its offer no longer stands: nothing to settle (a shard still held is offered again as need be).
+      if (standing === undefined || standing.to !== offer.to) this.offered.delete(shard);
+      else if (!view.hosts.includes(offer.to)) {
+        this.offered.delete(shard);
+        withdraw.push(shard);
+      } else if (standing.ready) handOver.push(shard);
+      else if (now - offer.since >= this.offerMs) {
+        this.offered.delete(shard);
+        release.push(shard);
+      }
+    }
+    return { release, handOver, withdraw };
+  }
+
+  /** Offers shards to their takers; those the database did not take stay served here, not offered. */
+  private async offer(offers: readonly { shard: number; to: string }[]): Promise<void> {
+    const since = this.now();
+    for (const { shard, to } of offers) this.offered.set(shard, { to, since });
+    const made = new Set(await this.leases.offer(this.hostId, offers));
+    for (const { shard } of offers) if (!made.has(shard)) this.offered.delete(shard);
+  }
+
+  /**
+   * Hands over shards whose takers are ready: awaits their release hooks (their work here stops),
+   * then moves their leases to the takers; one that did not move (its taker left) is released.
+   */
+  private async handOver(shards: readonly number[]): Promise<number[]> {
+    await this.hooks(shards);
+    return this.exclusive(async () => {
+      for (const shard of shards) {
+        this.offered.delete(shard);
+        if (this.mine.delete(shard)) this.unfreed.add(shard);
+      }
+      const moved = await this.leases.handOver(this.hostId, shards, this.leaseMs);
+      for (const shard of moved) this.unfreed.delete(shard);
+      return [...moved, ...(await this.freeUnfreed())];
+    });
   }
 
   /**
@@ -397,24 +545,53 @@ export class ShardKeeper {
    * for each Host below its share wait for an owner, of those quiet enough (see {@link quietest});
    * never a shard taken from another Host within its grace.
    */
-  private async pacedSurplus(view: ClusterView, givable: readonly number[], count: number): Promise<number[]> {
+  private async pacedSurplus(
+    view: ClusterView,
+    givable: readonly number[],
+    count: number,
+  ): Promise<{ release: number[]; offer: { shard: number; to: string }[] }> {
     const now = this.now();
     const serving = this.options.pace?.serving ?? (() => true);
     const kept = givable.filter((shard) => now >= (this.mine.get(shard)?.keepUntil ?? 0));
     const unserved = kept.filter((shard) => !serving(shard)).slice(0, count);
-    let handed = unserved;
+    const handed = unserved;
     let wanted = false;
+    let picked: number[] = [];
     if (handed.length < count && view.expired === 0) {
       const below = view.hosts.filter((host, rank) => (view.heldBy.get(host) ?? 0) < hostShare(rank, view.hosts.length)).length;
-      const topUp = Math.min(count - handed.length, this.handoffBatch * Math.max(1, below) - view.free - handed.length);
+      const offeredNow = [...view.offeredTo.values()].reduce((sum, n) => sum + n, 0);
+      const topUp = Math.min(count - handed.length, this.handoffBatch * Math.max(1, below) - view.free - offeredNow - handed.length);
       const served = kept.filter((shard) => serving(shard));
       if (topUp > 0 && served.length > 0) {
         wanted = true;
-        handed = [...handed, ...(await this.quietest(served, topUp))];
+        picked = await this.quietest(served, topUp);
       }
     }
     if (!wanted) this.quietWaitSince = undefined;
-    return handed.sort((a, b) => a - b);
+    if (this.options.pace?.prepare === undefined) return { release: [...handed, ...picked].sort((a, b) => a - b), offer: [] };
+    return { release: handed.sort((a, b) => a - b), offer: this.takers(view, picked) };
+  }
+
+  /**
+   * Each of `shards` with the Host to offer it to: the one furthest below its share, counting what
+   * is offered to it already; shards left over when no Host lacks any are not offered.
+   */
+  private takers(view: ClusterView, shards: readonly number[]): { shard: number; to: string }[] {
+    const lacking = new Map(
+      view.hosts.map((host, rank) => [
+        host,
+        hostShare(rank, view.hosts.length) - (view.heldBy.get(host) ?? 0) - (view.offeredTo.get(host) ?? 0),
+      ]),
+    );
+    lacking.delete(this.hostId);
+    const offers: { shard: number; to: string }[] = [];
+    for (const shard of shards) {
+      const [to, lack] = [...lacking].reduce((best, next) => (next[1] > best[1] ? next : best), ['', 0] as [string, number]);
+      if (lack <= 0) break;
+      offers.push({ shard, to });
+      lacking.set(to, lack - 1);
+    }
+    return offers;
   }
 
   /**
@@ -500,7 +677,9 @@ export class ShardKeeper {
         held.lease = lease;
         held.deadline = sentAt + this.leaseMs;
       } else if (held !== undefined || adopt) {
-        this.take(lease, sentAt, sinks);
+        // A shard this Host was taking by hand-over: its owner moved the lease here.
+        const handed = this.preparing.delete(lease.shard) && held === undefined;
+        this.take(handed ? { ...lease, from: 'handed' } : lease, sentAt, sinks);
       }
     }
     for (const shard of [...this.mine.keys()]) if (!back.has(shard)) this.lose(shard, sinks);
@@ -508,7 +687,7 @@ export class ShardKeeper {
 
   private take(lease: ShardLease, sentAt: number, sinks: Sinks): void {
     if (this.mine.has(lease.shard)) this.lose(lease.shard, sinks);
-    const fromAnother = lease.from === 'expired' || lease.from === 'released';
+    const fromAnother = lease.from === 'expired' || lease.from === 'released' || lease.from === 'handed';
     this.mine.set(lease.shard, { lease, deadline: sentAt + this.leaseMs, keepUntil: fromAnother ? sentAt + this.graceMs : 0 });
     sinks.acquired.push(lease.shard);
     this.notify(() => this.options.onAcquired(lease));

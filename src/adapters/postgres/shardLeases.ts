@@ -6,12 +6,16 @@
 // acquiring together never take the same shard and never wait for each other, and says of each
 // whether it was taken over (its owner let the lease run out), handed on (released) or never
 // held, so the new owner can open the shards whose reminders may be overdue first; `renew` extends
-// what a Host still owns; `release` frees shards. Rows are locked in shard order, as the fenced
-// commits of the storage lock them, so the two never deadlock.
+// what a Host still owns; `release` frees shards. A shard can also pass straight from Host to Host
+// while its owner serves it: `offer` names the taker, the taker says `ready` once it has read the
+// shard, and the owner's `handOver` moves the lease to it at the next epoch and notifies the shard
+// on the calls channel (docs/cluster.md). Rows are locked in shard order, as the fenced commits of
+// the storage lock them, so the two never deadlock.
 import { ScheduleError } from '../../domain/errors.ts';
 import { SHARDS } from '../../domain/tasks/sessionShard.ts';
 import type { SqlPool, SqlResult } from './driver.ts';
 import { quoteSchema } from './migrations.ts';
+import { callsChannel } from './notificationListener.ts';
 import { isPostgresText } from './rowColumns.ts';
 import { SchemaQueries } from './schemaQueries.ts';
 
@@ -32,13 +36,25 @@ export interface ShardLease {
   /**
    * Where `acquire` took it from: `expired` — a lease its owner let run out (a Host that died or
    * stalled; the shard's due reminders wait for this one), `released` — freed by its owner (handed
-   * on, or a Host that left), `new` — never held before. Absent on leases `renew` and `held` answer.
+   * on, or a Host that left), `new` — never held before, `handed` — passed straight from its
+   * owner by a hand-over (the keeper tells these apart; `acquire` never answers it). Absent on
+   * leases `renew` and `held` answer.
    */
   readonly from?: LeaseOrigin;
+  /** On leases `renew` answers: the Host the owner offers the shard to, and whether it has read it. */
+  readonly offer?: LeaseOffer;
 }
 
 /** Where an acquired lease came from (see {@link ShardLease.from}). */
-export type LeaseOrigin = 'expired' | 'released' | 'new';
+export type LeaseOrigin = 'expired' | 'released' | 'new' | 'handed';
+
+/** A shard its owner offers to another Host (see {@link ShardLeases.offer}). */
+export interface LeaseOffer {
+  /** The Host it is offered to. */
+  readonly to: string;
+  /** That Host has read the shard and can serve it as soon as the lease is its own. */
+  readonly ready: boolean;
+}
 
 /** Options of {@link shardLeases}. */
 export interface ShardLeasesOptions {
@@ -107,6 +123,7 @@ const leaseOf = (row: Record<string, unknown>): ShardLease => ({
   shard: Number(row.shard),
   epoch: Number(row.epoch),
   expiresAt: new Date(Number(row.expires_ms)).toISOString(),
+  ...(typeof row.offered_to === 'string' ? { offer: { to: row.offered_to, ready: row.offer_ready === true } } : {}),
 });
 
 const acquiredOf = (row: Record<string, unknown>): ShardLease => ({
@@ -116,16 +133,25 @@ const acquiredOf = (row: Record<string, unknown>): ShardLease => ({
 
 const byShard = (a: { shard: number }, b: { shard: number }): number => a.shard - b.shard;
 
+function checkShardList(call: string, shards: readonly number[]): void {
+  if (!Array.isArray(shards) || !shards.every(isShard)) {
+    throw invalid(`${call} takes a list of shards, whole numbers 0-${SHARDS - 1}, not ${JSON.stringify(shards)}.`);
+  }
+}
+
 /** Shard leases on one schema; see {@link shardLeases}. */
 export class ShardLeases {
   readonly schema: string;
   private readonly quoted: string;
   private readonly queries: SchemaQueries;
+  /** Where a hand-over notifies its shard. */
+  private readonly channel: string;
 
   constructor(options: ShardLeasesOptions) {
     if (options.pool === undefined) throw invalid('shardLeases needs a pool.');
     this.schema = options.schema ?? DEFAULT_SCHEMA;
     this.quoted = quoteSchema(this.schema);
+    this.channel = callsChannel(this.schema);
     this.queries = new SchemaQueries(options.pool, this.schema, 'The shard leases could not open their schema');
   }
 
@@ -161,7 +187,8 @@ export class ShardLeases {
        update ${q}.shard_leases as l
        set owner = $1,
            epoch = case when l.owner is distinct from $1 then l.epoch + 1 else l.epoch end,
-           expires_at = now() + $2::bigint * interval '1 millisecond'
+           expires_at = now() + $2::bigint * interval '1 millisecond',
+           offered_to = null, offer_ready = false
        from picked
        where l.shard = picked.shard
        returning ${leaseColumns('l')}, picked.was_owner, picked.was_epoch::text as was_epoch`,
@@ -191,7 +218,7 @@ export class ShardLeases {
        set expires_at = now() + $2::bigint * interval '1 millisecond'
        from mine
        where l.shard = mine.shard
-       returning ${leaseColumns('l')}`,
+       returning ${leaseColumns('l')}, l.offered_to, l.offer_ready`,
       [hostId, leaseMs],
     );
     return result.rows.map(leaseOf).sort(byShard);
@@ -206,9 +233,7 @@ export class ShardLeases {
    */
   async release(hostId: string, shards: readonly number[]): Promise<number[]> {
     checkHostId(hostId);
-    if (!Array.isArray(shards) || !shards.every(isShard)) {
-      throw invalid(`release takes a list of shards, whole numbers 0-${SHARDS - 1}, not ${JSON.stringify(shards)}.`);
-    }
+    checkShardList('release', shards);
     if (shards.length === 0) return [];
     const q = this.quoted;
     const result = await this.run(
@@ -217,11 +242,119 @@ export class ShardLeases {
          select shard from ${q}.shard_leases where owner = $1 and shard = any($2::smallint[]) order by shard for update
        )
        update ${q}.shard_leases as l
-       set owner = null, expires_at = '-infinity'
+       set owner = null, expires_at = '-infinity', offered_to = null, offer_ready = false
        from mine
        where l.shard = mine.shard
        returning l.shard`,
       [hostId, [...new Set(shards)]],
+    );
+    return result.rows.map((r) => Number(r.shard)).sort((a, b) => a - b);
+  }
+
+  /**
+   * Offers shards `hostId` owns (unexpired) to other Hosts, each `{ shard, to }`, and answers
+   * those offered, in order. An offer made again to another Host replaces the first, and starts
+   * unread. The owner keeps the lease, and serves the shard, until it hands it over.
+   *
+   * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
+   *   database cannot be reached or did not answer.
+   */
+  async offer(hostId: string, offers: readonly { readonly shard: number; readonly to: string }[]): Promise<number[]> {
+    checkHostId(hostId);
+    if (!Array.isArray(offers) || !offers.every((o) => isShard(o?.shard) && checkHostId(o.to) !== hostId)) {
+      throw invalid(`offer takes a list of { shard, to } naming shards 0-${SHARDS - 1} and other Hosts, not ${JSON.stringify(offers)}.`);
+    }
+    if (offers.length === 0) return [];
+    const q = this.quoted;
+    const result = await this.run(
+      'No shard could be offered',
+      `update ${q}.shard_leases as l
+       set offered_to = o.taker, offer_ready = l.offer_ready and l.offered_to is not distinct from o.taker
+       from unnest($2::smallint[], $3::text[]) as o(shard, taker)
+       where l.shard = o.shard and l.owner = $1 and l.expires_at > now()
+       returning l.shard`,
+      [hostId, offers.map((o) => o.shard), offers.map((o) => o.to)],
+    );
+    return result.rows.map((r) => Number(r.shard)).sort((a, b) => a - b);
+  }
+
+  /**
+   * Withdraws the offers of those of `shards` `hostId` owns; answers the shards withdrawn.
+   *
+   * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
+   *   database cannot be reached or did not answer.
+   */
+  async withdraw(hostId: string, shards: readonly number[]): Promise<number[]> {
+    checkHostId(hostId);
+    checkShardList('withdraw', shards);
+    if (shards.length === 0) return [];
+    const result = await this.run(
+      'No shard offer could be withdrawn',
+      `update ${this.quoted}.shard_leases set offered_to = null, offer_ready = false
+       where owner = $1 and shard = any($2::smallint[]) and offered_to is not null
+       returning shard`,
+      [hostId, [...new Set(shards)]],
+    );
+    return result.rows.map((r) => Number(r.shard)).sort((a, b) => a - b);
+  }
+
+  /**
+   * `hostId` has read `shard`, offered to it while its owner held it at `epoch`: marks the offer
+   * ready and notifies the shard, so the owner hands it over at once. Answers whether the offer
+   * still stood (same owner, same epoch, offered to `hostId`).
+   *
+   * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
+   *   database cannot be reached or did not answer.
+   */
+  async ready(hostId: string, shard: number, epoch: number): Promise<boolean> {
+    checkHostId(hostId);
+    if (!isShard(shard) || !Number.isSafeInteger(epoch)) throw invalid(`ready takes a shard 0-${SHARDS - 1} and its epoch.`);
+    const result = await this.run(
+      'The shard offer could not be accepted',
+      `with marked as (
+         update ${this.quoted}.shard_leases set offer_ready = true
+         where shard = $2 and offered_to = $1 and epoch = $3 and owner is not null and expires_at > now()
+         returning shard
+       )
+       select shard, pg_notify($4, shard::text) from marked`,
+      [hostId, shard, epoch, this.channel],
+    );
+    return result.rows.length > 0;
+  }
+
+  /**
+   * Moves those of `shards` that `hostId` owns and offered to a live Host that is ready straight
+   * to that Host, at the next epoch, for `leaseMs`, and notifies each shard moved on the calls
+   * channel (the taker steps at once; calls routed meanwhile are claimed). Answers the shards
+   * moved, in order; the others are still `hostId`'s. Call it once the shards' work here has
+   * stopped: from this statement on, no commit of `hostId` passes their fence.
+   *
+   * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
+   *   database cannot be reached or did not answer (the shards may or may not have moved).
+   */
+  async handOver(hostId: string, shards: readonly number[], leaseMs: number): Promise<number[]> {
+    checkHostId(hostId);
+    checkLeaseMs(leaseMs);
+    checkShardList('handOver', shards);
+    if (shards.length === 0) return [];
+    const q = this.quoted;
+    const result = await this.run(
+      'No shard could be handed over',
+      `with mine as (
+         select l.shard from ${q}.shard_leases l
+         where l.owner = $1 and l.shard = any($2::smallint[]) and l.offer_ready and l.expires_at > now()
+           and exists (select from ${q}.cluster_hosts h where h.host_id = l.offered_to and h.expires_at > now())
+         order by l.shard for update
+       ), moved as (
+         update ${q}.shard_leases as l
+         set owner = l.offered_to, epoch = l.epoch + 1, expires_at = now() + $3::bigint * interval '1 millisecond',
+             offered_to = null, offer_ready = false
+         from mine
+         where l.shard = mine.shard
+         returning l.shard
+       )
+       select shard, pg_notify($4, shard::text) from moved`,
+      [hostId, [...new Set(shards)], leaseMs, this.channel],
     );
     return result.rows.map((r) => Number(r.shard)).sort((a, b) => a - b);
   }
@@ -253,9 +386,7 @@ export class ShardLeases {
    *   database cannot be reached.
    */
   async nextDue(shards: readonly number[]): Promise<Map<number, number>> {
-    if (!Array.isArray(shards) || !shards.every(isShard)) {
-      throw invalid(`nextDue takes a list of shards, whole numbers 0-${SHARDS - 1}, not ${JSON.stringify(shards)}.`);
-    }
+    checkShardList('nextDue', shards);
     if (shards.length === 0) return new Map();
     const q = this.quoted;
     const result = await this.run(
