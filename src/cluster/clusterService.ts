@@ -240,7 +240,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
     execute: (request) => host.execute(request.request as unknown as RoutedCall),
     onError: (error) => logger.warn('A routed call could not be handled; it is tried again.', { cause: error }),
     // A shard this Host offered, or is taking, moved a step on: the keeper steps at once.
-    onShardNotice: (shard) => keeper.notice(shard),
+    onNotice: (payload) => keeper.notice(payload),
     ...(schema === undefined ? {} : { schema }),
     ...(routing.timeoutMs === undefined ? {} : { timeoutMs: routing.timeoutMs }),
     ...(routing.pollMs === undefined ? {} : { pollMs: routing.pollMs }),

@@ -83,7 +83,7 @@ test('a served shard passes from holder to taker: offered, read by the taker, re
   const log: string[] = [];
   const { keeper: a, clock: clockA } = keeperOn(schema, 'a', log, 256, async () => true);
   const reads: (() => void)[] = [];
-  const { keeper: b } = keeperOn(
+  const { keeper: b, clock: clockB } = keeperOn(
     schema,
     'b',
     log,
@@ -119,22 +119,25 @@ test('a served shard passes from holder to taker: offered, read by the taker, re
     `select shard, owner, epoch::int as epoch from "${schema}".shard_leases where shard >= 252 order by shard`,
   );
   expect(moved.rows).toEqual(range(252, 256).map((shard) => ({ shard, owner: 'b', epoch: 2 })));
-  expect(await offersOf(schema)).toEqual([]);
+  // The same step offers the next four: those handed over no longer wait for b.
+  expect((await offersOf(schema)).map((row) => [row.shard, row.offered_to])).toEqual(range(248, 252).map((shard) => [shard, 'b']));
   // b's next step takes them as handed; nothing was lost, nothing dropped.
   expect(await b.step()).toMatchObject({ acquired: range(252, 256) });
   expect(log.filter((line) => line.startsWith('b acquired'))).toEqual(
     range(252, 256).map((shard) => `b acquired ${shard} at 2 from handed`),
   );
   expect(log.filter((line) => line.includes('lost') || line.includes('drops'))).toEqual([]);
-  // a offers the next four; a notice of one of them (its taker is ready) brings a's next step
-  // forward to now, a notice of a shard it does not offer does not.
-  expect(await a.step()).toMatchObject({ released: [] });
-  expect((await offersOf(schema)).map((row) => row.shard)).toEqual(range(248, 252));
+  // A notice of one of the four a offers now (its taker is ready) brings a's next step forward to
+  // now; one of a shard it does not offer, or of offers to another Host, does not. Offers to b
+  // bring b's forward.
   const next = clockA.pending()[0] ?? 0;
-  a.notice(100);
+  a.notice('100');
+  a.notice('offered:b');
   expect(clockA.pending()[0]).toBe(next);
-  a.notice(250);
+  a.notice('250');
   expect(clockA.pending()[0]).toBeLessThanOrEqual(1);
+  b.notice('offered:b');
+  expect(clockB.pending()[0]).toBeLessThanOrEqual(1);
 });
 
 test('an offer the taker does not make ready within offerMs is withdrawn and the shard released; the taker drops what it read', async () => {

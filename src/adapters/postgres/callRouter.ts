@@ -48,10 +48,10 @@ export interface CallRouterOptions {
   /** How notifications are received; default a connection checked out of `pool` for good (a `pg` client). */
   readonly listen?: NotificationListener;
   /**
-   * Hears the shard of each notification on the calls channel, owned here or not: a call routed
-   * to it, or its hand-over from one Host to another under way (docs/cluster.md).
+   * Hears each notification on the calls channel, for a shard owned here or not: a call routed to
+   * a shard (its number), or a hand-over under way (see `ShardLeases`; docs/storage.md).
    */
-  readonly onShardNotice?: (shard: number) => void;
+  readonly onNotice?: (payload: string) => void;
   /** Told of failures on the owner's side (claims, replies, the listening connection), which are retried. */
   readonly onError?: (error: unknown) => void;
 }
@@ -194,12 +194,11 @@ export class CallRouter {
   private readonly onNotification = (channel: string, payload: string): void => {
     if (channel === this.callsChannel) {
       if (!this.started || this.stopped) return;
+      this.options.onNotice?.(payload);
       const shard = Number(payload);
-      if (!Number.isInteger(shard)) return;
-      if (this.options.owns(shard) !== undefined) {
+      if (Number.isInteger(shard) && this.options.owns(shard) !== undefined) {
         void this.runner.claim(false).catch((error: unknown) => this.options.onError?.(error));
       }
-      this.options.onShardNotice?.(shard);
     } else if (channel === this.repliesChannel) {
       this.sender.replied(payload);
     }

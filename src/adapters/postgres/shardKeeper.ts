@@ -53,7 +53,7 @@ import type { StepReport } from '../../ports.ts';
 import { ClusterHosts, type ClusterView } from './clusterHosts.ts';
 import { reasonOf, type SqlPool } from './driver.ts';
 import { DEFAULT_SCHEMA } from './postgresStorage.ts';
-import { checkHostId, fairShare, MAX_LEASE_MS, type ShardLease, ShardLeases } from './shardLeases.ts';
+import { checkHostId, fairShare, MAX_LEASE_MS, OFFERED_PREFIX, type ShardLease, ShardLeases } from './shardLeases.ts';
 
 /** The default lease, in ms. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -298,11 +298,14 @@ export class ShardKeeper {
   }
 
   /**
-   * A notification named `shard` (see `ShardLeases.ready` and `handOver`): when it is one this
-   * Host offered or is taking, the next step runs at once, to hand it over or to take it.
+   * A notification on the calls channel (see `ShardLeases`): shards offered to this Host, or a
+   * shard it offered or is taking moved a step on (its number), run the next step at once, to
+   * read them, hand it over or take it. Any other is ignored.
    */
-  notice(shard: number): void {
-    if (!this.offered.has(shard) && !this.preparing.has(shard)) return;
+  notice(payload: string): void {
+    const shard = Number(payload);
+    const ours = payload === `${OFFERED_PREFIX}${this.hostId}` || this.offered.has(shard) || this.preparing.has(shard);
+    if (!ours || this.phase !== 'running') return;
     if (this.stepping !== undefined) this.stepAgain = true;
     else this.tickBy(this.now());
   }
@@ -396,7 +399,7 @@ export class ShardKeeper {
         const count = this.mine.size - this.offered.size - share;
         const givable = [...this.mine.keys()].filter((s) => !this.releasing.has(s) && !this.offered.has(s)).sort((a, b) => b - a);
         if (!paced) return { ...none, release: givable.slice(0, count).sort((a, b) => a - b) };
-        const picked = await this.pacedSurplus(view, givable, count);
+        const picked = await this.pacedSurplus(view, givable, count, offers.handOver.length);
         return { ...offers, release: [...offers.release, ...picked.release], offer: picked.offer };
       });
       if (surplus.withdraw.length > 0) await this.leases.withdraw(this.hostId, surplus.withdraw);
@@ -549,6 +552,7 @@ export class ShardKeeper {
     view: ClusterView,
     givable: readonly number[],
     count: number,
+    handing: number,
   ): Promise<{ release: number[]; offer: { shard: number; to: string }[] }> {
     const now = this.now();
     const serving = this.options.pace?.serving ?? (() => true);
@@ -559,7 +563,8 @@ export class ShardKeeper {
     let picked: number[] = [];
     if (handed.length < count && view.expired === 0) {
       const below = view.hosts.filter((host, rank) => (view.heldBy.get(host) ?? 0) < hostShare(rank, view.hosts.length)).length;
-      const offeredNow = [...view.offeredTo.values()].reduce((sum, n) => sum + n, 0);
+      // Offers this step hands over no longer wait for their taker: the next ones go out now.
+      const offeredNow = [...view.offeredTo.values()].reduce((sum, n) => sum + n, 0) - handing;
       const topUp = Math.min(count - handed.length, this.handoffBatch * Math.max(1, below) - view.free - offeredNow - handed.length);
       const served = kept.filter((shard) => serving(shard));
       if (topUp > 0 && served.length > 0) {

@@ -22,6 +22,10 @@ import { SchemaQueries } from './schemaQueries.ts';
 /** The schema used when none is given (the storage's default). */
 const DEFAULT_SCHEMA = 'agent_schedule';
 
+/** How an offer's notification begins; the taker's id follows. */
+export const OFFERED_PREFIX = 'offered:';
+const OFFERED_NOTICE = `'${OFFERED_PREFIX}'`;
+
 /** The longest lease (a day), in ms. */
 export const MAX_LEASE_MS = 86_400_000;
 
@@ -253,8 +257,9 @@ export class ShardLeases {
 
   /**
    * Offers shards `hostId` owns (unexpired) to other Hosts, each `{ shard, to }`, and answers
-   * those offered, in order. An offer made again to another Host replaces the first, and starts
-   * unread. The owner keeps the lease, and serves the shard, until it hands it over.
+   * those offered, in order; notifies `offered:<taker>` on the calls channel for each taker, so it
+   * steps at once. An offer made again to another Host replaces the first, and starts unread. The
+   * owner keeps the lease, and serves the shard, until it hands it over.
    *
    * @throws ScheduleError `internal_error` for a bad request; `persistence_uncertain` when the
    *   database cannot be reached or did not answer.
@@ -268,12 +273,15 @@ export class ShardLeases {
     const q = this.quoted;
     const result = await this.run(
       'No shard could be offered',
-      `update ${q}.shard_leases as l
-       set offered_to = o.taker, offer_ready = l.offer_ready and l.offered_to is not distinct from o.taker
-       from unnest($2::smallint[], $3::text[]) as o(shard, taker)
-       where l.shard = o.shard and l.owner = $1 and l.expires_at > now()
-       returning l.shard`,
-      [hostId, offers.map((o) => o.shard), offers.map((o) => o.to)],
+      `with offered as (
+         update ${q}.shard_leases as l
+         set offered_to = o.taker, offer_ready = l.offer_ready and l.offered_to is not distinct from o.taker
+         from unnest($2::smallint[], $3::text[]) as o(shard, taker)
+         where l.shard = o.shard and l.owner = $1 and l.expires_at > now()
+         returning l.shard, l.offered_to
+       )
+       select shard, pg_notify($4, ${OFFERED_NOTICE} || offered_to) from offered`,
+      [hostId, offers.map((o) => o.shard), offers.map((o) => o.to), this.channel],
     );
     return result.rows.map((r) => Number(r.shard)).sort((a, b) => a - b);
   }

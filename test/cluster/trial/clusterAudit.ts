@@ -1,7 +1,8 @@
 // The cluster trials' audit, installed by the harness (never by the library) in the trial's
 // schema: a trigger on `tasks` logging every insert and update with the `committed_by` and
 // `committed_epoch` the row names and the shard's lease row (owner, epoch, expiry) at that moment,
-// and a trigger on `shard_leases` logging every change of owner or epoch. The check reads both
+// and a trigger on `shard_leases` logging every change of owner or epoch (and whom the lease was
+// offered to before it, so a hand-over is told from a takeover). The check reads both
 // logs: every logged commit names a Host and epoch, was made while that Host held the lease at
 // that epoch unexpired, and before the shard's next epoch began.
 import type { SqlPool } from '../../../src/adapters/postgres/driver.ts';
@@ -36,7 +37,9 @@ create table ${q}.audit_leases (
   old_epoch bigint,
   owner text,
   epoch bigint not null,
-  expires_at timestamptz not null
+  expires_at timestamptz not null,
+  old_offered_to text,
+  old_offer_ready boolean
 );
 create function ${q}.audit_task() returns trigger language plpgsql as $$
 begin
@@ -48,8 +51,8 @@ begin
 end $$;
 create function ${q}.audit_lease() returns trigger language plpgsql as $$
 begin
-  insert into ${q}.audit_leases (shard, old_owner, old_epoch, owner, epoch, expires_at)
-  values (new.shard, old.owner, old.epoch, new.owner, new.epoch, new.expires_at);
+  insert into ${q}.audit_leases (shard, old_owner, old_epoch, owner, epoch, expires_at, old_offered_to, old_offer_ready)
+  values (new.shard, old.owner, old.epoch, new.owner, new.epoch, new.expires_at, old.offered_to, old.offer_ready);
   return new;
 end $$;
 create trigger audit_task after insert or update on ${q}.tasks for each row execute function ${q}.audit_task();
@@ -64,6 +67,8 @@ create trigger audit_lease after update on ${q}.shard_leases for each row
 export interface AuditFindings {
   readonly commits: number;
   readonly ownershipChanges: number;
+  /** Of those, the leases moved by a hand-over: from their owner straight to the Host they were offered to, which was ready. */
+  readonly handOvers: number;
   readonly problems: string[];
 }
 
@@ -71,7 +76,11 @@ export interface AuditFindings {
 export async function checkAudit(pool: SqlPool, schema: string): Promise<AuditFindings> {
   const q = `"${schema}"`;
   const problems: string[] = [];
-  const counts = await run(pool, `select (select count(*) from ${q}.audit_commits) as c, (select count(*) from ${q}.audit_leases) as l`);
+  const counts = await run(
+    pool,
+    `select (select count(*) from ${q}.audit_commits) as c, (select count(*) from ${q}.audit_leases) as l,
+       (select count(*) from ${q}.audit_leases where old_offer_ready and owner = old_offered_to and old_owner is not null) as h`,
+  );
   const bad = await run(
     pool,
     `select id, task_id, shard, committed_by, committed_epoch::text, lease_owner, lease_epoch::text, lease_expires, tx_start, at
@@ -92,5 +101,5 @@ export async function checkAudit(pool: SqlPool, schema: string): Promise<AuditFi
   );
   for (const row of late.rows) problems.push(`commit after the lease's next epoch began: ${JSON.stringify(row)}`);
   const row = counts.rows[0] ?? {};
-  return { commits: Number(row.c), ownershipChanges: Number(row.l), problems };
+  return { commits: Number(row.c), ownershipChanges: Number(row.l), handOvers: Number(row.h), problems };
 }

@@ -110,6 +110,8 @@ export interface TrialFigures {
   shardsPerHost: number[];
   commitsAudited: number;
   ownershipChanges: number;
+  /** Of those, the hand-overs (see clusterAudit.ts). */
+  handOvers: number;
   hostErrors: number;
   /** Shards a Host gave up and held again at the same epoch. */
   retakenAtSameEpoch: number;
@@ -458,6 +460,7 @@ export async function runClusterTrial(options: {
       shardsPerHost: Object.values(balance.perHost),
       commitsAudited: audit.commits,
       ownershipChanges: audit.ownershipChanges,
+      handOvers: audit.handOvers,
       hostErrors: hosts.reduce((sum, h) => sum + h.errors.length, 0),
       maxStallMs: Math.max(0, ...hosts.map((h) => h.maxStallMs)),
       retakenAtSameEpoch: hosts.reduce((sum, h) => sum + h.retaken.length, 0),

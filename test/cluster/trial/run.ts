@@ -119,6 +119,9 @@ console.log(
     remindersDelivered: all.reduce((n, t) => n + t.remindersDelivered, 0),
     redeliveries: all.reduce((n, t) => n + t.redeliveries, 0),
     duplicatesDropped: all.reduce((n, t) => n + t.duplicatesDropped, 0),
+    commitsAudited: all.reduce((n, t) => n + t.commitsAudited, 0),
+    ownershipChanges: all.reduce((n, t) => n + t.ownershipChanges, 0),
+    handOvers: all.reduce((n, t) => n + t.handOvers, 0),
   }),
 );
 process.exit(exitCode);
