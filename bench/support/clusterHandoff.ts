@@ -4,7 +4,10 @@
 // rebalancing hands the shards on. A shard handed on has no owner from its release until the
 // joiner has opened it, and a reminder of it due meanwhile waits. Per reminder: from its due time
 // to its flush into its Session (recording Sessions in each Host); over all of them, and over
-// those of the shards that moved to the joining Host.
+// those of the shards that moved to the joining Host. A trigger the benchmark installs logs each
+// change of a shard's owner (and of whom it is offered to, where the schema has offers), so the
+// time each shard that moved spent with no owner is known: from its release to its acquisition,
+// none when its lease passed straight from holder to taker.
 import type pg from 'pg';
 import { hostShare } from '../../src/adapters/postgres/shardKeeper.ts';
 import { shardOf } from '../../src/domain/tasks/sessionShard.ts';
@@ -41,6 +44,52 @@ export interface HandoffFigures {
   readonly shardsMoved: number;
   /** From the join until the joining Host held its share (polled), ms; NaN if it never did. */
   readonly joinerShareMs: number;
+  /** Per shard that moved to the joining Host: how long its lease had no owner on the way, ms, sorted. */
+  readonly ownerless: number[];
+  /** Per shard handed over (offered, then moved straight): from its offer to the move, ms, sorted. */
+  readonly offerToMove: number[];
+}
+
+/** Logs every change of a shard's owner, or of whom it is offered to (read as JSON, so a schema without offers logs none). */
+async function logMoves(admin: pg.Pool, schema: string): Promise<void> {
+  const q = `"${schema}"`;
+  await admin.query(
+    `create table ${q}.bench_moves (n bigserial, at timestamptz not null default clock_timestamp(), shard smallint, was text, now text, offered_to text)`,
+  );
+  await admin.query(`create function ${q}.bench_move() returns trigger language plpgsql as $$
+    begin
+      if new.owner is distinct from old.owner or (to_jsonb(new) ->> 'offered_to') is distinct from (to_jsonb(old) ->> 'offered_to') then
+        insert into ${q}.bench_moves (shard, was, now, offered_to) values (new.shard, old.owner, new.owner, to_jsonb(new) ->> 'offered_to');
+      end if;
+      return new;
+    end $$`);
+  await admin.query(`create trigger bench_move after update on ${q}.shard_leases for each row execute function ${q}.bench_move()`);
+}
+
+/** What the move log says of the shards `joiner` holds: time without an owner on the way, and offer → move of those handed over. */
+async function movesOf(admin: pg.Pool, schema: string, joiner: string): Promise<{ ownerless: number[]; offerToMove: number[] }> {
+  const { rows } = await admin.query(
+    `select shard, was, now, offered_to, floor(extract(epoch from at) * 1000)::bigint::text as at_ms from "${schema}".bench_moves order by n`,
+  );
+  const ownerless: number[] = [];
+  const offerToMove: number[] = [];
+  const freedAt = new Map<number, number>();
+  const offeredAt = new Map<number, number>();
+  for (const row of rows) {
+    const shard = Number(row.shard);
+    const at = Number(row.at_ms);
+    if (row.was === row.now) {
+      if (row.offered_to === joiner) offeredAt.set(shard, at);
+      continue;
+    }
+    if (row.now === null) freedAt.set(shard, at);
+    if (row.now !== joiner) continue;
+    const freed = row.was === null ? freedAt.get(shard) : undefined;
+    ownerless.push(freed === undefined ? 0 : at - freed);
+    const offered = offeredAt.get(shard);
+    if (row.was !== null && offered !== undefined) offerToMove.push(at - offered);
+  }
+  return { ownerless: ownerless.sort((a, b) => a - b), offerToMove: offerToMove.sort((a, b) => a - b) };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -77,6 +126,7 @@ export async function measureHandoff(admin: pg.Pool): Promise<HandoffFigures> {
     await Promise.all(g.hosts.map((h) => h.send('move', { sim: anchorSim, real: anchorReal })));
     const realOf = (sim: number): number => anchorReal + (sim - anchorSim);
     await sleep(realOf(FIRST_DUE) + JOIN_AFTER_MS - realNow());
+    await logMoves(admin, schema);
     const joinedAt = realNow();
     await joiner.send('join');
     const end = realOf(FIRST_DUE + SPREAD_MS) + 30_000;
@@ -90,6 +140,7 @@ export async function measureHandoff(admin: pg.Pool): Promise<HandoffFigures> {
       await sleep(50);
     }
     await Promise.all(g.hosts.map((h) => h.send('idle')));
+    const moves = await movesOf(admin, schema, joiner.hostId);
     const owners = await liveOwners(admin, schema);
     const movedShards = new Set([...owners].filter(([, owner]) => owner === joiner.hostId).map(([shard]) => shard));
     const lateness: number[] = [];
@@ -109,6 +160,7 @@ export async function measureHandoff(admin: pg.Pool): Promise<HandoffFigures> {
       moved: sorted(moved),
       shardsMoved: movedShards.size,
       joinerShareMs,
+      ...moves,
     };
   } finally {
     await g.stop();
@@ -136,4 +188,10 @@ export function printHandoff(f: HandoffFigures): void {
   console.log(`| lateness, moved shards: p99 | ${ms(f.moved, 0.99)} |`);
   console.log(`| lateness, moved shards: max | ${ms(f.moved, 1)} |`);
   console.log(`| reminders more than ${LATE_MS} ms late, moved shards | ${late(f.moved)} |`);
+  console.log(`| moved shards that had no owner on the way | ${f.ownerless.filter((x) => x > 0).length} |`);
+  console.log(`| time without an owner, per moved shard: median | ${ms(f.ownerless, 0.5)} |`);
+  console.log(`| time without an owner, per moved shard: max | ${ms(f.ownerless, 1)} |`);
+  console.log(`| shards handed over (offered, moved straight) | ${f.offerToMove.length} |`);
+  console.log(`| offer → move, per shard handed over: median | ${ms(f.offerToMove, 0.5)} |`);
+  console.log(`| offer → move, per shard handed over: max | ${ms(f.offerToMove, 1)} |`);
 }
