@@ -216,3 +216,25 @@ test('the lease calls of a hand-over check who offers, who takes and at which ep
   expect(await leases.release('a', [1])).toEqual([1]);
   expect(await offersOf(schema)).toEqual([]);
 });
+
+test('a shard handed over is offered on at once when its Host is above its share, not kept for the grace', async () => {
+  const schema = schemaOf();
+  const log: string[] = [];
+  const wide = { handoffBatch: 128 };
+  const { keeper: b } = keeperOn(schema, 'b', log, 256, async () => true, wide);
+  const { keeper: a } = keeperOn(schema, 'a', log, 256, async () => true, wide);
+  expect(await b.start()).toMatchObject({ acquired: range(0, 256) });
+  await a.start();
+  // b offers a its surplus, a reads it all, b hands it over: a holds 128 shards handed to it.
+  await b.step();
+  await a.step();
+  await rowsUntil(schema, (rows) => rows.length === 128 && rows.every((row) => row.offer_ready === true));
+  expect((await b.step()).released).toHaveLength(128);
+  expect((await a.step()).acquired).toHaveLength(128);
+  // c joins: a is above its share by 43 and offers them on at once, though it got them just now.
+  const { keeper: c } = keeperOn(schema, 'c', log, 256, async () => true, wide);
+  expect(await c.start()).toMatchObject({ liveHosts: 3, acquired: [] });
+  await a.step();
+  const offered = await offersOf(schema);
+  expect(offered.filter((row) => row.owner === 'a' && row.offered_to === 'c')).toHaveLength(43);
+});

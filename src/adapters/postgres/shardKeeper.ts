@@ -24,7 +24,9 @@
 // - A shard taken from another Host (its lease run out, or released) is not handed on by
 //   rebalancing for a grace period, `pace.graceMs` (default 2 × `leaseMs` from its acquisition):
 //   long enough to open it and deliver what was overdue, so a takeover's progress is not thrown
-//   away by handing the shard straight on to a Host that must open it again.
+//   away by handing the shard straight on to a Host that must open it again. With hand-overs
+//   (`pace.prepare`), only a shard taken over is kept so: one released or handed to this Host is
+//   read by its next taker while this Host serves it.
 // - A Host above its share hands on the shards it does not serve yet (`pace.serving`: their
 //   services still wait to open) at once: nobody serves them meanwhile either way. Those it serves
 //   it hands on only while few shards wait for an owner: no lease has run out, and fewer than
@@ -692,8 +694,12 @@ export class ShardKeeper {
 
   private take(lease: ShardLease, sentAt: number, sinks: Sinks): void {
     if (this.mine.has(lease.shard)) this.lose(lease.shard, sinks);
-    const fromAnother = lease.from === 'expired' || lease.from === 'released' || lease.from === 'handed';
-    this.mine.set(lease.shard, { lease, deadline: sentAt + this.leaseMs, keepUntil: fromAnother ? sentAt + this.graceMs : 0 });
+    // A shard taken over is kept for the grace (its overdue reminders go out here first). So is one
+    // released to this Host, unless shards move by hand-over: then the next taker reads it while
+    // this Host serves it, and moving it on throws nothing away.
+    const moved = lease.from === 'released' || lease.from === 'handed';
+    const graced = lease.from === 'expired' || (moved && this.options.pace?.prepare === undefined);
+    this.mine.set(lease.shard, { lease, deadline: sentAt + this.leaseMs, keepUntil: graced ? sentAt + this.graceMs : 0 });
     sinks.acquired.push(lease.shard);
     this.notify(() => this.options.onAcquired(lease));
   }
