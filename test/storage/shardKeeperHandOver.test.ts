@@ -238,3 +238,21 @@ test('a shard handed over is offered on at once when its Host is above its share
   const offered = await offersOf(schema);
   expect(offered.filter((row) => row.owner === 'a' && row.offered_to === 'c')).toHaveLength(43);
 });
+
+test('an offer its owner does not know of (its withdrawal failed, or made before a restart) is withdrawn at the next step', async () => {
+  const schema = schemaOf();
+  const log: string[] = [];
+  const { keeper: a } = keeperOn(schema, 'a', log, 256, async () => true);
+  await a.start();
+  await run(db.pool, `insert into "${schema}".cluster_hosts (host_id, expires_at) values ('b', now() + interval '1 minute')`);
+  const leases = shardLeases({ pool: db.pool as SqlPool, schema });
+  expect(await leases.offer('a', [{ shard: 7, to: 'b' }])).toEqual([7]);
+  expect(await leases.ready('b', 7, 1)).toBe(true);
+  // a never made it: its next step withdraws it rather than hand the shard over. It offers b
+  // shards of its own choosing instead, the highest: three, as the step counted the stray offer
+  // among the four that may wait for b.
+  await a.step();
+  expect((await offersOf(schema)).map((row) => row.shard)).toEqual(range(253, 256));
+  expect(a.held().has(7)).toBe(true);
+  expect(log.filter((line) => line.startsWith('a released'))).toEqual([]);
+});

@@ -495,8 +495,8 @@ export class ShardKeeper {
 
   /**
    * The owner's side of its standing offers, by the leases just renewed: those whose taker is
-   * ready are handed over; those whose taker left are withdrawn (the shards stay here, served);
-   * those that waited `offerMs` are withdrawn and released.
+   * ready are handed over; those whose taker left, and those it did not make, are withdrawn (the
+   * shards stay here, served); those that waited `offerMs` are withdrawn and released.
    */
   private settleOffers(view: ClusterView): { release: number[]; handOver: number[]; withdraw: number[] } {
     const release: number[] = [];
@@ -515,6 +515,12 @@ export class ShardKeeper {
         this.offered.delete(shard);
         release.push(shard);
       }
+    }
+    // An offer this Host does not know of (one whose withdrawal failed, or made before a restart)
+    // would keep its taker waiting: it is withdrawn.
+    for (const [shard, held] of this.mine) {
+      const known = this.offered.has(shard) || withdraw.includes(shard) || release.includes(shard);
+      if (held.lease.offer !== undefined && !known) withdraw.push(shard);
     }
     return { release, handOver, withdraw };
   }
