@@ -30,6 +30,24 @@ export interface KeeperBackend {
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Fresh schemas named `<prefix>_…` on `db` (dropped after each test by its harness) and the
+ * keepers a test makes, stopped after it.
+ */
+export function keeperTestbed(db: { readonly schemas: string[] }, prefix: string) {
+  let count = 0;
+  const keepers: ShardKeeper[] = [];
+  afterEach(async () => {
+    for (const keeper of keepers.splice(0)) await keeper.stop().catch(() => undefined);
+  });
+  const schemaOf = (): string => {
+    const schema = `${prefix}_${Date.now().toString(36)}_${++count}`;
+    db.schemas.push(schema);
+    return schema;
+  };
+  return { keepers, schemaOf };
+}
+
 /** Timers that fire only when the test advances them, with the clock they share. */
 export function manualTimers(): { timers: KeeperTimers; advance(ms: number): void; pending(): number[] } {
   let now = 0;

@@ -6,25 +6,15 @@
 // shard released; one whose taker left is withdrawn and the shard kept. The steps are run by the
 // test (the loops' timers never fire), and the taker's reads by promises it resolves.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { type KeeperPace, type ShardKeeper, shardKeeper } from '../../src/adapters/postgres/shardKeeper.ts';
+import { type KeeperPace, shardKeeper } from '../../src/adapters/postgres/shardKeeper.ts';
 import { shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { run, usePglite } from './postgresHarness.ts';
-import { manualTimers } from './postgresShardKeeper.ts';
+import { keeperTestbed, manualTimers } from './postgresShardKeeper.ts';
 
 const db = usePglite();
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 
-let schemaCount = 0;
-const schemaOf = (): string => {
-  const schema = `ha_handover_${Date.now().toString(36)}_${++schemaCount}`;
-  db.schemas.push(schema);
-  return schema;
-};
-
-const keepers: ShardKeeper[] = [];
-afterEach(async () => {
-  for (const keeper of keepers.splice(0)) await keeper.stop().catch(() => undefined);
-});
+const { keepers, schemaOf } = keeperTestbed(db, 'ha_handover');
 
 /** A paced keeper that hands over (its reads answered by `read`), logging its hooks. */
 function keeperOn(

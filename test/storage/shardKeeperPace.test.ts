@@ -8,26 +8,16 @@
 // quietest first), or, when none has been for the grace, the quietest.
 // The steps are run by the test (the loops' timers never fire), so each step's effect is exact.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { type KeeperPace, type ShardKeeper, type ShardKeeperOptions, shardKeeper } from '../../src/adapters/postgres/shardKeeper.ts';
+import { type KeeperPace, type ShardKeeperOptions, shardKeeper } from '../../src/adapters/postgres/shardKeeper.ts';
 import { shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { run, usePglite } from './postgresHarness.ts';
-import { manualTimers } from './postgresShardKeeper.ts';
+import { keeperTestbed, manualTimers } from './postgresShardKeeper.ts';
 
 const db = usePglite();
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let schemaCount = 0;
-const schemaOf = (): string => {
-  const schema = `ha_pace_${Date.now().toString(36)}_${++schemaCount}`;
-  db.schemas.push(schema);
-  return schema;
-};
-
-const keepers: ShardKeeper[] = [];
-afterEach(async () => {
-  for (const keeper of keepers.splice(0)) await keeper.stop().catch(() => undefined);
-});
+const { keepers, schemaOf } = keeperTestbed(db, 'ha_pace');
 
 /** A keeper logging `<host> acquired <shard> from <origin>`; `room()` is what its owner can open now (when paced). */
 function keeperOn(
