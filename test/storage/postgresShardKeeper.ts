@@ -15,7 +15,7 @@ import {
   type ShardKeeperOptions,
   shardKeeper,
 } from '../../src/adapters/postgres/shardKeeper.ts';
-import { fairShare, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
+import { fairShare, type ShardLease, shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { row } from './fixtures.ts';
 import { randomSchema, run } from './postgresHarness.ts';
 import { sessionIn } from './postgresLeases.ts';
@@ -31,10 +31,11 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Fresh schemas named `<prefix>_…` on `db` (dropped after each test by its harness) and the
- * keepers a test makes, stopped after it.
+ * Fresh schemas named `<prefix>_…` on `db` (dropped after each test by its harness), and keepers
+ * on them (stopped after each test): a lease of a minute on manual timers, each hook logged as
+ * `<host> acquired|lost|released <shard>` (an acquisition as `acquiredAs` words it).
  */
-export function keeperTestbed(db: { readonly schemas: string[] }, prefix: string) {
+export function keeperTestbed(db: { readonly pool: SqlPool; readonly schemas: string[] }, prefix: string) {
   let count = 0;
   const keepers: ShardKeeper[] = [];
   afterEach(async () => {
@@ -45,7 +46,31 @@ export function keeperTestbed(db: { readonly schemas: string[] }, prefix: string
     db.schemas.push(schema);
     return schema;
   };
-  return { keepers, schemaOf };
+  const keeperOn = (
+    schema: string,
+    hostId: string,
+    log: string[],
+    options: Partial<ShardKeeperOptions> & { acquiredAs?: (lease: ShardLease) => string } = {},
+  ) => {
+    const { acquiredAs = (lease: ShardLease) => `${lease.shard} from ${lease.from}`, ...rest } = options;
+    const clock = manualTimers();
+    const keeper = shardKeeper({
+      pool: db.pool,
+      schema,
+      hostId,
+      leaseMs: 60_000,
+      timers: clock.timers,
+      onAcquired: (lease) => log.push(`${hostId} acquired ${acquiredAs(lease)}`),
+      onLost: (shard) => log.push(`${hostId} lost ${shard}`),
+      release: async (shard) => {
+        log.push(`${hostId} released ${shard}`);
+      },
+      ...rest,
+    });
+    keepers.push(keeper);
+    return { keeper, clock };
+  };
+  return { schemaOf, keeperOn };
 }
 
 /** Timers that fire only when the test advances them, with the clock they share. */

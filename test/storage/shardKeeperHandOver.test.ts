@@ -6,15 +6,16 @@
 // shard released; one whose taker left is withdrawn and the shard kept. The steps are run by the
 // test (the loops' timers never fire), and the taker's reads by promises it resolves.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { type KeeperPace, shardKeeper } from '../../src/adapters/postgres/shardKeeper.ts';
+import type { KeeperPace } from '../../src/adapters/postgres/shardKeeper.ts';
 import { shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { run, usePglite } from './postgresHarness.ts';
-import { keeperTestbed, manualTimers } from './postgresShardKeeper.ts';
+import { keeperTestbed } from './postgresShardKeeper.ts';
 
 const db = usePglite();
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 
-const { keepers, schemaOf } = keeperTestbed(db, 'ha_handover');
+const testbed = keeperTestbed(db, 'ha_handover');
+const { schemaOf } = testbed;
 
 /** A paced keeper that hands over (its reads answered by `read`), logging its hooks. */
 function keeperOn(
@@ -25,18 +26,8 @@ function keeperOn(
   read: (shard: number, epoch: number) => Promise<boolean>,
   pace: Partial<KeeperPace> = {},
 ) {
-  const clock = manualTimers();
-  const keeper = shardKeeper({
-    pool: db.pool as SqlPool,
-    schema,
-    hostId,
-    leaseMs: 60_000,
-    timers: clock.timers,
-    onAcquired: (lease) => log.push(`${hostId} acquired ${lease.shard} at ${lease.epoch} from ${lease.from}`),
-    onLost: (shard) => log.push(`${hostId} lost ${shard}`),
-    release: async (shard) => {
-      log.push(`${hostId} released ${shard}`);
-    },
+  return testbed.keeperOn(schema, hostId, log, {
+    acquiredAs: (lease) => `${lease.shard} at ${lease.epoch} from ${lease.from}`,
     pace: {
       openCapacity: () => room,
       handoffBatch: 4,
@@ -48,8 +39,6 @@ function keeperOn(
       ...pace,
     },
   });
-  keepers.push(keeper);
-  return { keeper, clock };
 }
 
 const offersOf = async (schema: string) =>

@@ -8,16 +8,17 @@
 // quietest first), or, when none has been for the grace, the quietest.
 // The steps are run by the test (the loops' timers never fire), so each step's effect is exact.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
-import { type KeeperPace, type ShardKeeperOptions, shardKeeper } from '../../src/adapters/postgres/shardKeeper.ts';
+import type { KeeperPace, ShardKeeperOptions } from '../../src/adapters/postgres/shardKeeper.ts';
 import { shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { run, usePglite } from './postgresHarness.ts';
-import { keeperTestbed, manualTimers } from './postgresShardKeeper.ts';
+import { keeperTestbed } from './postgresShardKeeper.ts';
 
 const db = usePglite();
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const { keepers, schemaOf } = keeperTestbed(db, 'ha_pace');
+const testbed = keeperTestbed(db, 'ha_pace');
+const { schemaOf } = testbed;
 
 /** A keeper logging `<host> acquired <shard> from <origin>`; `room()` is what its owner can open now (when paced). */
 function keeperOn(
@@ -27,24 +28,8 @@ function keeperOn(
   extra: Omit<Partial<ShardKeeperOptions>, 'pace'> & { room?: () => number; pace?: Omit<KeeperPace, 'openCapacity'> } = {},
 ) {
   const { room, pace: paceExtra, ...rest } = extra;
-  const clock = manualTimers();
   const pace: KeeperPace | undefined = room === undefined ? undefined : { openCapacity: room, handoffBatch: 4, ...paceExtra };
-  const keeper = shardKeeper({
-    pool: db.pool as SqlPool,
-    schema,
-    hostId,
-    leaseMs: 60_000,
-    timers: clock.timers,
-    onAcquired: (lease) => log.push(`${hostId} acquired ${lease.shard} from ${lease.from}`),
-    onLost: (shard) => log.push(`${hostId} lost ${shard}`),
-    release: async (shard) => {
-      log.push(`${hostId} released ${shard}`);
-    },
-    ...(pace === undefined ? {} : { pace }),
-    ...rest,
-  });
-  keepers.push(keeper);
-  return { keeper, clock };
+  return testbed.keeperOn(schema, hostId, log, { ...(pace === undefined ? {} : { pace }), ...rest });
 }
 
 const freeShards = async (schema: string): Promise<number> =>
