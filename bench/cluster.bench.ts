@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { measureBurst, printBursts } from './support/clusterBurst.ts';
 import { measureCreates, printCreates } from './support/clusterCreate.ts';
 import { adminPool, dropSchemas } from './support/clusterDb.ts';
-import { measureEfficiency, printEfficiency } from './support/clusterEfficiency.ts';
+import { type EfficiencyFigures, efficiencyCases, measureEfficiency, printEfficiency } from './support/clusterEfficiency.ts';
 import { measureHandoff, printHandoff } from './support/clusterHandoff.ts';
 import { measureVsPgBoss, printVsPgBoss } from './support/clusterPgBoss.ts';
 import { logCounts, loggedSince } from './support/clusterProcess.ts';
@@ -87,11 +87,9 @@ try {
   if (parts.has('5')) await part('5: creates beside pg-boss', async () => printVsPgBoss(await measureVsPgBoss(admin)));
   if (parts.has('6'))
     await part('6: CPU and round trips for the same work on 1 and 3 Hosts', async () => {
-      printEfficiency([
-        ...(await measureEfficiency(admin, 1, 'random')),
-        ...(await measureEfficiency(admin, 3, 'random')),
-        ...(await measureEfficiency(admin, 3, 'owner')),
-      ]);
+      const results: EfficiencyFigures[] = [];
+      for (const [hosts, client] of efficiencyCases()) results.push(...(await measureEfficiency(admin, hosts, client)));
+      printEfficiency(results);
     });
   if (parts.has('7')) await part("7: a Session's read away from its owner", async () => printReads(await measureReads(admin)));
   if (parts.has('8')) await part('8: a Host joins while reminders fall due', async () => printHandoff(await measureHandoff(admin)));

@@ -10,7 +10,10 @@
 // get cheaper over its first few thousand, as V8 compiles the paths that got hot; each of three
 // processes sees a third of the calls, so three pay that warm-up three times and take three rounds
 // to get as warm as one Host does in its first. The first round is a cold start's cost, the last
-// the steady work.
+// the steady work. Where the extra CPU of three Hosts comes from can be taken apart with
+// CLUSTER_BENCH_CPU_CALLERS (the callers in all, default 20) and CLUSTER_BENCH_CPU_IN_TURN=1 (the
+// Hosts create one after the other, so they never contend for the cores); CLUSTER_BENCH_CPU_CASES
+// picks the clusters (default `1,3-random,3-owner`).
 import { join } from 'node:path';
 import type pg from 'pg';
 import { realNow } from '../../test/reliability/acceleratedClock.ts';
@@ -24,7 +27,8 @@ import { fmt } from './domains.ts';
 export const EFFICIENCY_TASKS = envNumber('CLUSTER_BENCH_CPU_TASKS', 10_000);
 export const EFFICIENCY_ROUNDS = envNumber('CLUSTER_BENCH_CPU_ROUNDS', 4);
 const SESSIONS = 1_000;
-const CALLERS = 20;
+const CALLERS = envNumber('CLUSTER_BENCH_CPU_CALLERS', 20);
+const IN_TURN = process.env.CLUSTER_BENCH_CPU_IN_TURN === '1';
 /** Half an hour: a round's instant after the last, within the passivation horizon of the tasks created at it. */
 const ROUND_MS = 30 * 60_000;
 /** How far ahead of the move command the instant is set to arrive, in real ms. */
@@ -51,7 +55,26 @@ export interface EfficiencyFigures {
   readonly firstFailure?: string;
 }
 
+/** Runs `works` one after the other; answers their results in order. */
+async function inTurn<T>(works: readonly (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[] = [];
+  for (const work of works) results.push(await work());
+  return results;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The clusters part 6 measures, from CLUSTER_BENCH_CPU_CASES (`1`, `3-random`, `3-owner`; default all three). */
+export function efficiencyCases(): [number, EfficiencyFigures['client']][] {
+  const named = (process.env.CLUSTER_BENCH_CPU_CASES ?? '1,3-random,3-owner').split(',').map((c) => c.trim());
+  return named.map((c) => {
+    const [hosts, client] = c.split('-');
+    if ((hosts !== '1' && hosts !== '3') || (client !== undefined && client !== 'random' && client !== 'owner')) {
+      throw new Error(`CLUSTER_BENCH_CPU_CASES names 1, 3-random or 3-owner, not ${JSON.stringify(c)}`);
+    }
+    return [Number(hosts), client ?? 'random'];
+  });
+}
 
 /** Every round of part 6 on a fresh cluster of `hosts` Host processes, the client sending creates as `client` says. */
 export async function measureEfficiency(admin: pg.Pool, hosts: number, client: EfficiencyFigures['client']): Promise<EfficiencyFigures[]> {
@@ -97,19 +120,20 @@ async function measureRound(
   const t0 = await totals(g.hosts);
   let first = (round - 1) * EFFICIENCY_TASKS;
   const at = new Date(due).toISOString();
-  const created = await Promise.all(
-    g.hosts.map((host, k) => {
-      const list = lists[k]!;
-      first += list.length;
-      const callers = Math.max(1, Math.round((CALLERS * list.length) / EFFICIENCY_TASKS));
-      return host.send<{ failed: number; firstFailure?: string; calls: number; cpuMsPerCreate: number[] }>('createList', {
+  const creates = g.hosts.map((host, k) => {
+    const list = lists[k]!;
+    first += list.length;
+    const from = first - list.length;
+    const callers = Math.max(1, Math.round((CALLERS * list.length) / EFFICIENCY_TASKS));
+    return () =>
+      host.send<{ failed: number; firstFailure?: string; calls: number; cpuMsPerCreate: number[] }>('createList', {
         sessions: list,
-        first: first - list.length,
+        first: from,
         at,
         callers,
       });
-    }),
-  );
+  });
+  const created = IN_TURN ? await inTurn(creates) : await Promise.all(creates.map((create) => create()));
   const t1 = await totals(g.hosts);
   await profile('creates', true);
   const failed = created.reduce((a, c) => a + c.failed, 0);
@@ -150,7 +174,7 @@ async function measureRound(
 export function printEfficiency(results: readonly EfficiencyFigures[]): void {
   const n = EFFICIENCY_TASKS.toLocaleString('en');
   console.log(
-    `${n} one-shot creates over ${SESSIONS.toLocaleString('en')} Sessions (${CALLERS} callers split over the Hosts), then their ${n} deliveries, all due at one instant; CPU of all Host processes together; round trips: statements they sent, less their idle rate; leaseMs ${LEASE_MS}; pools of ${POOL_MAX} connections. The same work ${EFFICIENCY_ROUNDS} times on the same processes: round 1 right after they started (each process's warm-up in it), the next ones after it`,
+    `${n} one-shot creates over ${SESSIONS.toLocaleString('en')} Sessions (${CALLERS} callers split over the Hosts${IN_TURN ? ', the Hosts creating one after the other' : ''}), then their ${n} deliveries, all due at one instant; CPU of all Host processes together; round trips: statements they sent, less their idle rate; leaseMs ${LEASE_MS}; pools of ${POOL_MAX} connections. The same work ${EFFICIENCY_ROUNDS} times on the same processes: round 1 right after they started (each process's warm-up in it), the next ones after it`,
   );
   console.log('');
   console.log(
