@@ -4,11 +4,13 @@
 // runs its release hook and moves the lease straight to the taker, at the next epoch; the taker's
 // next step takes it as `handed`. An offer not made ready within `offerMs` is withdrawn and the
 // shard released; one whose taker left is withdrawn and the shard kept. The steps are run by the
-// test (the loops' timers never fire), and the taker's reads by promises it resolves.
+// test (the loops' timers never fire), and the taker's reads by promises it resolves. A Host's
+// arrival is notified, and brings the holders' next step forward.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
+import { callsChannel } from '../../src/adapters/postgres/notificationListener.ts';
 import type { KeeperPace } from '../../src/adapters/postgres/shardKeeper.ts';
 import { shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
-import { run, usePglite } from './postgresHarness.ts';
+import { pgliteListener, run, usePglite } from './postgresHarness.ts';
 import { keeperTestbed } from './postgresShardKeeper.ts';
 
 const db = usePglite();
@@ -234,4 +236,39 @@ test('an offer its owner does not know of (its withdrawal failed, or made before
   expect((await offersOf(schema)).map((row) => row.shard)).toEqual(range(253, 256));
   expect(a.held().has(7)).toBe(true);
   expect(log.filter((line) => line.startsWith('a released'))).toEqual([]);
+});
+
+test("a Host's arrival is notified on the calls channel, and a holder hearing it steps at once to offer it its share", async () => {
+  const schema = schemaOf();
+  const log: string[] = [];
+  const heard: string[] = [];
+  const stopListening = await pgliteListener(() => db.db)(
+    [callsChannel(schema)],
+    (_channel, payload) => heard.push(payload),
+    () => {},
+  );
+  try {
+    const { keeper: a, clock: clockA } = keeperOn(schema, 'a', log, 256, async () => true);
+    await a.start();
+    await vi.waitFor(() => expect(heard).toEqual(['joined:a']));
+    // Renewing a membership notifies nothing.
+    await a.step();
+    const { keeper: b } = keeperOn(schema, 'b', log, 16, async () => true);
+    expect(await b.start()).toMatchObject({ liveHosts: 2, acquired: [] });
+    await vi.waitFor(() => expect(heard).toEqual(['joined:a', 'joined:b']));
+    expect(await offersOf(schema)).toEqual([]);
+    // Its own arrival does not bring a's next step forward; b's does, and that step offers b shards.
+    const next = clockA.pending()[0] ?? 0;
+    expect(next).toBeGreaterThan(1);
+    a.notice('joined:a');
+    expect(clockA.pending()[0]).toBe(next);
+    a.notice('joined:b');
+    expect(clockA.pending()[0]).toBeLessThanOrEqual(1);
+    clockA.advance(1);
+    await vi.waitFor(async () =>
+      expect((await offersOf(schema)).map((row) => [row.shard, row.offered_to])).toEqual(range(252, 256).map((shard) => [shard, 'b'])),
+    );
+  } finally {
+    await stopListening();
+  }
 });

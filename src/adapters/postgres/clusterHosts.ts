@@ -6,11 +6,20 @@
 // next other Host's membership or lease runs out, so a keeper can step right then, and how the
 // shards stand — how many each Host holds, how many are free, how many wait for a new owner after
 // their lease ran out, how many are offered to each Host, and which are offered to this one — so a
-// keeper hands shards on only as fast as they are taken.
+// keeper hands shards on only as fast as they are taken. A heartbeat that starts a membership (a
+// Host's first, or its first after its row expired) notifies `joined:<host>` on the calls channel,
+// so the Hosts holding shards step at once and offer the newcomer its share rather than at their
+// next regular step.
 import type { SqlPool } from './driver.ts';
 import { quoteSchema } from './migrations.ts';
+import { callsChannel } from './notificationListener.ts';
 import { SchemaQueries } from './schemaQueries.ts';
 import { checkHostId } from './shardLeases.ts';
+
+/** How the notification of a Host's arrival begins; the Host's id follows. */
+export const JOINED_PREFIX = 'joined:';
+
+const JOINED_NOTICE = `'${JOINED_PREFIX}'`;
 
 /** The live Hosts as one heartbeat saw them. */
 export interface ClusterView {
@@ -57,14 +66,17 @@ export interface ClusterHostsOptions {
 export class ClusterHosts {
   private readonly quoted: string;
   private readonly queries: SchemaQueries;
+  private readonly channel: string;
 
   constructor(options: ClusterHostsOptions) {
     this.quoted = quoteSchema(options.schema);
+    this.channel = callsChannel(options.schema);
     this.queries = new SchemaQueries(options.pool, options.schema, 'The cluster membership could not open its schema');
   }
 
   /**
-   * Renews (or starts) `hostId`'s membership for `ttlMs` and answers the live Hosts.
+   * Renews (or starts) `hostId`'s membership for `ttlMs` and answers the live Hosts; a membership
+   * started notifies `joined:<hostId>` on the calls channel.
    *
    * @throws ScheduleError `persistence_uncertain` when the database cannot be reached or did not answer.
    */
@@ -84,6 +96,7 @@ export class ClusterHosts {
          delete from ${q}.cluster_hosts where expires_at < now() - interval '1 day' and host_id <> $1
        )
        select host_id, floor(extract(epoch from now()) * 1000)::bigint::text as now_ms,
+         (select count(pg_notify($3, ${JOINED_NOTICE} || host_id)) from beat where started_at = now())::int as joined,
          floor(extract(epoch from now() - started_at) * 1000)::bigint::text as age_ms,
          floor(extract(epoch from least(
            (select min(expires_at) from ${q}.cluster_hosts where host_id <> $1 and expires_at > now()),
@@ -106,7 +119,7 @@ export class ClusterHosts {
          select host_id, started_at from ${q}.cluster_hosts where expires_at > now() and host_id <> $1
        ) as live
        order by started_at, host_id`,
-      [hostId, ttlMs],
+      [hostId, ttlMs, this.channel],
     );
     const hosts = result.rows.map((r) => String(r.host_id));
     const first = result.rows[0];

@@ -5,8 +5,9 @@
 // other Hosts are live, hands the surplus back: the owner's `release(shard)` is awaited (so the
 // shard's work in flight finishes under the lease) before the lease row is freed. Steps run every
 // `leaseMs / 3`, and sooner when another Host's membership or lease runs out before then (a Host that
-// missed its renewals), so its shards are taken as soon as the database lets them go; while a step is
-// slow (a long release), the tick only renews. A lease is counted lost
+// missed its renewals), so its shards are taken as soon as the database lets them go, and at once
+// when another Host joins (`notice`), so the newcomer is offered its share; while a step is slow
+// (a long release), the tick only renews. A lease is counted lost
 // `leaseMs` after the local instant its last renewal was sent — never later than the database can
 // let another Host take it — also when the database cannot be reached; the keeper keeps trying.
 //
@@ -52,7 +53,7 @@
 import { ScheduleError } from '../../domain/errors.ts';
 import { SHARDS } from '../../domain/tasks/sessionShard.ts';
 import type { StepReport } from '../../ports.ts';
-import { ClusterHosts, type ClusterView } from './clusterHosts.ts';
+import { ClusterHosts, type ClusterView, JOINED_PREFIX } from './clusterHosts.ts';
 import { reasonOf, type SqlPool } from './driver.ts';
 import { DEFAULT_SCHEMA } from './postgresStorage.ts';
 import { checkHostId, fairShare, MAX_LEASE_MS, OFFERED_PREFIX, type ShardLease, ShardLeases } from './shardLeases.ts';
@@ -302,11 +303,16 @@ export class ShardKeeper {
   /**
    * A notification on the calls channel (see `ShardLeases`): shards offered to this Host, or a
    * shard it offered or is taking moved a step on (its number), run the next step at once, to
-   * read them, hand it over or take it. Any other is ignored.
+   * read them, hand it over or take it; so does another Host's arrival (`joined:<host>`, see
+   * `ClusterHosts`), to offer it its share. Any other is ignored.
    */
   notice(payload: string): void {
     const shard = Number(payload);
-    const ours = payload === `${OFFERED_PREFIX}${this.hostId}` || this.offered.has(shard) || this.preparing.has(shard);
+    const ours =
+      payload === `${OFFERED_PREFIX}${this.hostId}` ||
+      (payload.startsWith(JOINED_PREFIX) && payload !== `${JOINED_PREFIX}${this.hostId}`) ||
+      this.offered.has(shard) ||
+      this.preparing.has(shard);
     if (!ours || this.phase !== 'running') return;
     if (this.stepping !== undefined) this.stepAgain = true;
     else this.tickBy(this.now());
