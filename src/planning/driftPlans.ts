@@ -16,7 +16,7 @@ import type { ScheduleView, TaskRow } from '../domain/tasks/types.ts';
 import { type DriftReport, driftOf, driftReport } from '../domain/time/drift.ts';
 import { formatInstant } from '../domain/time/instant.ts';
 import { wallClockFirings } from '../domain/time/recurrence.ts';
-import { type SlotContext, viewOf } from './mutations.ts';
+import { type SlotContext, storedRow, viewOf } from './mutations.ts';
 import { answer, type ReadPlan, type ReadyPlan, resolved, unwritten, type WritePlan, write } from './slotPlan.ts';
 
 /** The members `remote.reanchor` takes (one form uses `id`, the bulk forms `ids` or `all`). */
@@ -46,8 +46,7 @@ function reanchored(row: TaskRow, now: number): TaskRow | undefined {
 
 /** A task of the Session that is still active, or the refusal (`schedule_not_found`, `schedule_ended`). */
 function activeRow(ctx: SlotContext, sessionId: string, id: unknown): TaskRow {
-  const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
-  if (row === undefined) throw new ScheduleError('schedule_not_found', `No task ${describeValue(id)} is stored for this Session.`);
+  const row = storedRow(ctx, 'remote.reanchor', sessionId, id);
   if (row.status !== 'active') {
     throw new ScheduleError('schedule_ended', `Task ${JSON.stringify(row.record.id)} has ended; only active tasks can be re-anchored.`);
   }

@@ -43,6 +43,16 @@ export const unconfirmed = (error: unknown): Unwritten<ToolFailure> => unwritten
 const notFound = (id: unknown): ScheduleError =>
   new ScheduleError('schedule_not_found', `No task ${describeValue(id)} exists in this Session; list the Session's tasks to find its id.`);
 
+/** The row `id` names in the Session, for the call `call`; `schedule_not_found` for anything else. */
+export function storedRow(ctx: SlotContext, call: string, sessionId: string, id: unknown): TaskRow {
+  if (typeof id !== 'string') {
+    throw new ScheduleError('schedule_not_found', `${call} names no task: id is the task's id as a string, not ${describeValue(id)}.`);
+  }
+  const row = ctx.table.getInSession(sessionId, id);
+  if (row === undefined) throw new ScheduleError('schedule_not_found', `No task ${describeValue(id)} is stored for this Session.`);
+  return row;
+}
+
 /** Validates creation arguments and plans the new active row, under the id the slot runner reserves for it. */
 export function planCreate(ctx: SlotContext, sessionId: string, args: unknown): CreatePlan<ViewReply> {
   const request = parseCreateArgs(args, ctx.now);

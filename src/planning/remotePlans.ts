@@ -36,6 +36,7 @@ import {
   planTrigger,
   planUpdate,
   type SlotContext,
+  storedRow,
 } from './mutations.ts';
 import { answer, type ReadyPlan, read, resolved } from './slotPlan.ts';
 
@@ -84,12 +85,12 @@ function requestOf(method: keyof typeof REMOTE_MEMBERS, request: unknown): { r: 
   return { r: request, sessionId };
 }
 
-/** The row the request's `id` names in its Session; `schedule_not_found` for anything else. */
-function rowOf(ctx: SlotContext, sessionId: string, r: Request): TaskRow {
-  const id = ownValue(r, 'id');
-  const row = typeof id === 'string' ? ctx.table.getInSession(sessionId, id) : undefined;
-  if (row === undefined) throw new ScheduleError('schedule_not_found', `No task ${describeValue(id)} is stored for this Session.`);
-  return row;
+/**
+ * The row the request's `id` names in its Session; `schedule_not_found` for anything else (SPEC:
+ * a missing task is not found, whatever the reason), its message saying when no id was named.
+ */
+function rowOf(ctx: SlotContext, method: RemoteMethod, sessionId: string, r: Request): TaskRow {
+  return storedRow(ctx, `remote.${method}`, sessionId, ownValue(r, 'id'));
 }
 
 /**
@@ -167,10 +168,10 @@ function planMethod(
     case 'list':
       return answer(activeViews(ctx, sessionId));
     case 'get':
-      return answer(entryOf(ctx)(rowOf(ctx, sessionId, r)));
+      return answer(entryOf(ctx)(rowOf(ctx, method, sessionId, r)));
     case 'history':
       return answer(
-        historyPage(rowOf(ctx, sessionId, r), { limit: ownValue(r, 'limit'), before: ownValue(r, 'before') }, settings.retention),
+        historyPage(rowOf(ctx, method, sessionId, r), { limit: ownValue(r, 'limit'), before: ownValue(r, 'before') }, settings.retention),
       );
     case 'update': {
       const expected = ownValue(r, 'expected');
@@ -180,7 +181,7 @@ function planMethod(
           `remote.update needs expected: the complete record as it was read before editing; got ${describeValue(expected)}.`,
         );
       }
-      const row = rowOf(ctx, sessionId, r);
+      const row = rowOf(ctx, method, sessionId, r);
       const edits = {
         title: ownValue(r, 'title'),
         prompt: ownValue(r, 'prompt'),
@@ -191,15 +192,15 @@ function planMethod(
       return planUpdate(ctx, sessionId, row.record.id, edits, expected);
     }
     case 'delete':
-      return planDelete(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
+      return planDelete(ctx, sessionId, rowOf(ctx, method, sessionId, r).record.id);
     case 'pause': {
-      const id = rowOf(ctx, sessionId, r).record.id;
+      const id = rowOf(ctx, method, sessionId, r).record.id;
       return planPause(ctx, sessionId, id, checkPauseNote(ownValue(r, 'note')));
     }
     case 'resume':
-      return planResume(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
+      return planResume(ctx, sessionId, rowOf(ctx, method, sessionId, r).record.id);
     case 'trigger':
-      return planTrigger(ctx, sessionId, rowOf(ctx, sessionId, r).record.id);
+      return planTrigger(ctx, sessionId, rowOf(ctx, method, sessionId, r).record.id);
   }
 }
 

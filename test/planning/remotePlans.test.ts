@@ -136,6 +136,17 @@ describe('planRemote refusals are answered', () => {
     expect(resolvedValue(plan)).toEqual({ code, message: expect.any(String) });
   });
 
+  it('a call naming no task id says so, under schedule_not_found', () => {
+    expect(resolvedValue(remote('history', { sessionId: 's1' }))).toEqual({
+      code: 'schedule_not_found',
+      message: "remote.history names no task: id is the task's id as a string, not nothing.",
+    });
+    expect(resolvedValue(remote('get', { sessionId: 's1', id: 'sch_404' }))).toEqual({
+      code: 'schedule_not_found',
+      message: 'No task "sch_404" is stored for this Session.',
+    });
+  });
+
   it.each([
     ['an unknown id', { sessionId: 's1', id: 'sch_404' }, { id: 'sch_404', deleted: false, code: 'schedule_not_found' }],
     ['an id too long to echo', { sessionId: 's1', id: 'x'.repeat(500) }, { deleted: false, code: 'schedule_not_found' }],
