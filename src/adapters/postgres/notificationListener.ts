@@ -8,7 +8,8 @@ export const channelName = (schema: string, suffix: string): string => `${schema
 
 /**
  * The channel a shard's number is notified on when calls may wait for its owner: a routed call's
- * insert, and a shard's hand-over (docs/cluster.md).
+ * insert, and a shard's hand-over (docs/cluster.md); the keepers' notices go there too (an offer,
+ * `offered:<taker>`, and a Host's arrival, `joined:<host>`).
  */
 export const callsChannel = (schema: string): string => channelName(schema, 'calls');
 
