@@ -6,6 +6,7 @@
 // shard released; one whose taker left is withdrawn and the shard kept. The steps are run by the
 // test (the loops' timers never fire), and the taker's reads by promises it resolves. A Host's
 // arrival is notified, and brings the holders' next step forward.
+import { ClusterHosts } from '../../src/adapters/postgres/clusterHosts.ts';
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
 import { callsChannel } from '../../src/adapters/postgres/notificationListener.ts';
 import type { KeeperPace } from '../../src/adapters/postgres/shardKeeper.ts';
@@ -271,4 +272,27 @@ test("a Host's arrival is notified on the calls channel, and a holder hearing it
   } finally {
     await stopListening();
   }
+});
+
+test('Hosts above their share each offer a newcomer only their part of the batch, as they may step on the same view', async () => {
+  const schema = schemaOf();
+  const log: string[] = [];
+  // a and b split the shards between them: b is a member before a's first step.
+  const { keeper: a } = keeperOn(schema, 'a', log, 256, async () => true);
+  const { keeper: b } = keeperOn(schema, 'b', log, 256, async () => true);
+  await new ClusterHosts({ pool: db.pool, schema }).heartbeat('b', 60_000);
+  expect((await a.start()).acquired).toHaveLength(128);
+  expect((await b.start()).acquired).toHaveLength(128);
+  const { keeper: c } = keeperOn(schema, 'c', log, 16, async () => false);
+  expect(await c.start()).toMatchObject({ liveHosts: 3, acquired: [] });
+  // Four may wait for c (handoffBatch 4); two Hosts are above their share: each offers two.
+  await a.step();
+  await b.step();
+  const offered = await offersOf(schema);
+  expect(offered.filter((row) => row.owner === 'a' && row.offered_to === 'c')).toHaveLength(2);
+  expect(offered.filter((row) => row.owner === 'b' && row.offered_to === 'c')).toHaveLength(2);
+  // Their offers waiting, neither offers more.
+  await a.step();
+  await b.step();
+  expect(await offersOf(schema)).toHaveLength(4);
 });

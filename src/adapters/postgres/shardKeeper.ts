@@ -33,7 +33,8 @@
 //   it hands on only while few shards wait for an owner: no lease has run out, and fewer than
 //   `pace.handoffBatch` (default 16) for each Host below its share are free — it tops that up, so
 //   a taker always finds a few to take as it gets room to open them, while the holder keeps
-//   serving the rest. Of those it serves it hands on only shards whose next reminder (the tasks'
+//   serving the rest. Each Host above its share tops up only its part of that batch (the Hosts
+//   above their share may step on the same view, as another Host's arrival wakes them all). Of those it serves it hands on only shards whose next reminder (the tasks'
 //   `next_target`, by `pace.now`) is at least `pace.quietMs` off (default `leaseMs / 4`), the
 //   furthest off first: a shard handed on has no owner until the taker has opened it, and a
 //   reminder due meanwhile would wait for that. A busy shard so stays with its holder, which
@@ -576,10 +577,16 @@ export class ShardKeeper {
     let wanted = false;
     let picked: number[] = [];
     if (handed.length < count && view.expired === 0) {
-      const below = view.hosts.filter((host, rank) => (view.heldBy.get(host) ?? 0) < hostShare(rank, view.hosts.length)).length;
+      const held = (host: string): number => view.heldBy.get(host) ?? 0;
+      const below = view.hosts.filter((host, rank) => held(host) < hostShare(rank, view.hosts.length)).length;
+      const above = view.hosts.filter((host, rank) => held(host) > hostShare(rank, view.hosts.length)).length;
+      const waiting = this.handoffBatch * Math.max(1, below);
       // Offers this step hands over no longer wait for their taker: the next ones go out now.
       const offeredNow = [...view.offeredTo.values()].reduce((sum, n) => sum + n, 0) - handing;
-      const topUp = Math.min(count - handed.length, this.handoffBatch * Math.max(1, below) - view.free - offeredNow - handed.length);
+      // The Hosts above their share may step at the same moment (another Host's arrival wakes them
+      // all) and read the same view: each tops up only its part, so together they keep `waiting`.
+      const mine = Math.ceil(waiting / Math.max(1, above)) - (this.offered.size - handing);
+      const topUp = Math.min(count - handed.length, waiting - view.free - offeredNow - handed.length, mine - handed.length);
       const served = kept.filter((shard) => serving(shard));
       if (topUp > 0 && served.length > 0) {
         wanted = true;
