@@ -96,6 +96,7 @@ export class ClusterHosts {
          delete from ${q}.cluster_hosts where expires_at < now() - interval '1 day' and host_id <> $1
        )
        select host_id, floor(extract(epoch from now()) * 1000)::bigint::text as now_ms,
+         -- Read for its effect only: a membership this statement started is notified, once.
          (select count(pg_notify($3, ${JOINED_NOTICE} || host_id)) from beat where started_at = now())::int as joined,
          floor(extract(epoch from now() - started_at) * 1000)::bigint::text as age_ms,
          floor(extract(epoch from least(

@@ -34,7 +34,8 @@
 //   `pace.handoffBatch` (default 16) for each Host below its share are free — it tops that up, so
 //   a taker always finds a few to take as it gets room to open them, while the holder keeps
 //   serving the rest. Each Host above its share tops up only its part of that batch (the Hosts
-//   above their share may step on the same view, as another Host's arrival wakes them all). Of those it serves it hands on only shards whose next reminder (the tasks'
+//   above their share may step on the same view, as another Host's arrival wakes them all). Of
+//   those it serves it hands on only shards whose next reminder (the tasks'
 //   `next_target`, by `pace.now`) is at least `pace.quietMs` off (default `leaseMs / 4`), the
 //   furthest off first: a shard handed on has no owner until the taker has opened it, and a
 //   reminder due meanwhile would wait for that. A busy shard so stays with its holder, which
