@@ -1,5 +1,6 @@
-// The change feed on PGlite: the changes one Host publishes in one turn of the event loop reach
-// every listening Host, each as its own change and in order, through one statement; a change
+// The change feed on PGlite: the changes one Host publishes in one turn of the event loop, or
+// within the gathering after the first, reach every listening Host, each as its own change and in
+// order, through one statement; stopping sends what is gathered; a change
 // naming more ids than one notification holds arrives split; a failed send is reported, never thrown;
 // a Host reads what it hears only while something on it subscribes.
 import { changeFeed, type FeedChange } from '../../src/adapters/postgres/changeFeed.ts';
@@ -41,6 +42,40 @@ test('changes published in one turn go out in one statement and reach every Host
     expect(split.flatMap((change) => change.ids)).toEqual(many);
   } finally {
     await sender.stop();
+    await other.stop();
+  }
+});
+
+test('changes published in later turns within the gathering go out with the first; stopping sends what is gathered at once', async () => {
+  const schema = randomSchema();
+  const counted = countingPool(db.pool);
+  const listen = pgliteListener(() => db.db);
+  const gathering = changeFeed({ pool: counted.pool, schema, listen, gatherMs: 50 });
+  const other = changeFeed({ pool: db.pool, schema, listen });
+  await other.start();
+  const heard: FeedChange[] = [];
+  other.subscribe((change) => heard.push(change));
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  try {
+    counted.reset();
+    const first = gathering.publish({ type: 'schedule/changed', sessionId: 's1', ids: ['sch_1'] });
+    await turn();
+    const second = gathering.publish({ type: 'schedule/changed', sessionId: 's2', ids: ['sch_2'] });
+    await Promise.all([first, second]);
+    expect(counted.count()).toBe(1);
+    await waitUntil(() => heard.length === 2, 'both changes heard');
+    expect(heard.map((change) => change.sessionId)).toEqual(['s1', 's2']);
+
+    const held = changeFeed({ pool: counted.pool, schema, listen, gatherMs: 3_600_000 });
+    await held.start();
+    counted.reset();
+    const last = held.publish({ type: 'schedule/changed', sessionId: 's3', ids: ['sch_3'] });
+    await held.stop();
+    await last;
+    expect(counted.count()).toBe(1);
+    await waitUntil(() => heard.length === 3, 'the change gathered at the stop heard');
+  } finally {
+    await gathering.stop();
     await other.stop();
   }
 });

@@ -1,7 +1,7 @@
 // Shared commits (sharedCommits.ts), registered for PGlite (in `npm test`) and for the real server
 // (`npm run test:postgres`): fenced storages of one shard each, as a cluster Host's shards are,
-// whose commits queue while another is on its way and go out as one statement — each written at
-// its shard's epoch; and when the one statement cannot write them all, each is sent by itself, so
+// whose commits of one turn, or queued while another is on its way, go out as one statement — each
+// written at its shard's epoch; and when the one statement cannot write them all, each is sent by itself, so
 // a lost lease or a taken id fails only the commit it belongs to; a lost connection fails them all
 // as uncertain, as it fails one.
 import type { SqlPool } from '../../src/adapters/postgres/driver.ts';
@@ -12,6 +12,7 @@ import { shardLeases } from '../../src/adapters/postgres/shardLeases.ts';
 import { sharedCommits } from '../../src/adapters/postgres/sharedCommits.ts';
 import type { TaskRow } from '../../src/domain/tasks/types.ts';
 import { countingPool } from '../support/countingPool.ts';
+import { waitUntil } from '../support/waitUntil.ts';
 import { row } from './fixtures.ts';
 import { randomSchema, run } from './postgresHarness.ts';
 import { failure, type LeaseBackend, sessionIn } from './postgresLeases.ts';
@@ -61,7 +62,7 @@ export function describeSharedCommits(name: string, backend: () => LeaseBackend)
   }
 
   describe(`shared commits on ${name}`, () => {
-    it("commits of several shards' storages that queue while one is on its way go out as one statement, each row at its shard's epoch", async () => {
+    it("commits of several shards' storages made in one turn go out as one statement, each row at its shard's epoch", async () => {
       const { storages, commits, stored, close } = await setUp();
       const [s0, s1, s2] = storages;
       await Promise.all([
@@ -69,8 +70,7 @@ export function describeSharedCommits(name: string, backend: () => LeaseBackend)
         s1?.commit({ puts: [on(1, 2)], deletes: [] }),
         s2?.commit({ puts: [on(2, 3), on(2, 4)], deletes: [] }),
       ]);
-      // The first went alone; the two that queued behind it, together.
-      expect(commits()).toBe(2);
+      expect(commits()).toBe(1);
       expect(await stored()).toEqual([
         { id: 'sch_1', shard: 0, committed_by: 'a', epoch: 1 },
         { id: 'sch_2', shard: 1, committed_by: 'a', epoch: 1 },
@@ -80,7 +80,43 @@ export function describeSharedCommits(name: string, backend: () => LeaseBackend)
       // Deletes share a statement too.
       await Promise.all([s0?.commit({ puts: [], deletes: ['sch_1'] }), s1?.commit({ puts: [], deletes: ['sch_2'] })]);
       await Promise.all([s1?.commit({ puts: [on(1, 5)], deletes: [] }), s2?.commit({ puts: [], deletes: ['sch_3'] })]);
+      expect(commits()).toBe(3);
       expect((await stored()).map((r) => r.id)).toEqual(['sch_4', 'sch_5']);
+      await close();
+    });
+
+    it('commits made while a statement is on its way wait for it, then go out together with those its answer lets its callers make', async () => {
+      let hold: Promise<void> | undefined;
+      const { storages, commits, stored, close } = await setUp((counted) => ({
+        connect: async () => {
+          const client = await counted.connect();
+          return {
+            query: async (text, values) => {
+              const held = hold;
+              const answer = await client.query(text, values);
+              await held;
+              return answer;
+            },
+            release: (error) => client.release(error),
+          };
+        },
+        end: () => counted.end(),
+      }));
+      const [s0, s1] = storages;
+      let release = (): void => undefined;
+      hold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const first = s0!.commit({ puts: [on(0, 1)], deletes: [] });
+      await waitUntil(() => commits() === 1, 'the first commit on its way');
+      hold = undefined;
+      const queued = [s1!.commit({ puts: [on(1, 2)], deletes: [] })];
+      // The first one's caller commits again as soon as it hears its answer.
+      const again = first.then(() => s0!.commit({ puts: [on(0, 3)], deletes: [] }));
+      release();
+      await Promise.all([...queued, again]);
+      expect(commits()).toBe(2);
+      expect((await stored()).map((r) => r.id)).toEqual(['sch_1', 'sch_2', 'sch_3']);
       await close();
     });
 
@@ -100,7 +136,7 @@ export function describeSharedCommits(name: string, backend: () => LeaseBackend)
       expect(lost.message).toBe(
         'Refusing to commit: the lease of host "a" on shard 1 at epoch 1 was lost: host "b" holds it now, at epoch 2; nothing of the batch was written.',
       );
-      // Shard 0's alone; shards 1 and 2 together, refused; then each by itself.
+      // The three together, refused; then each by itself.
       expect(commits()).toBe(4);
       expect((await stored()).map((r) => r.id)).toEqual(['sch_1', 'sch_3']);
       await close();
@@ -161,8 +197,8 @@ export function describeSharedCommits(name: string, backend: () => LeaseBackend)
           'The schedule change could not be confirmed: the database connection was lost (Connection terminated unexpectedly); it may or may not have been stored.',
         );
       }
-      // Two statements (the first alone, the other two together), each answered by the lost connection: none sent again.
-      expect(cutStatements).toBe(2);
+      // One statement for the three, answered by the lost connection: none sent again.
+      expect(cutStatements).toBe(1);
       cut = false;
       refuseConnections = true;
       // Past the pause the lost connection started, a commit that cannot get a connection was never sent.

@@ -4,9 +4,9 @@
 // Host made it. A notification is sent after the commit it reports, so a Host that dies between
 // the two loses that notification (a subscriber re-reads what it shows after a reconnect); a
 // change naming many ids is split over several notifications under PostgreSQL's payload limit.
-// The changes published in one turn of the event loop (a burst of creates or deliveries across
-// the Host's shards) go out in one statement, one notification each: a round trip per turn rather
-// than per change.
+// The changes published within `gatherMs` of the first (a burst of creates or deliveries across
+// the Host's shards) go out in one statement, one notification each: a round trip per gathering
+// rather than per change or per commit, for a subscriber that hears of a change those few ms later.
 
 import type { NotificationListener } from './callRouter.ts';
 import { isConnectionFailure, reasonOf, type SqlPool } from './driver.ts';
@@ -33,7 +33,11 @@ export interface ChangeFeedOptions {
   readonly onError?: (error: unknown) => void;
   /** The pause before listening again after the connection was lost, in ms (default 1000). */
   readonly relistenMs?: number;
+  /** How long the changes published after one are gathered to go out with it, in ms (default 10). */
+  readonly gatherMs?: number;
 }
+
+const DEFAULT_GATHER_MS = 10;
 
 export class ChangeFeed {
   private readonly channel: string;
@@ -41,9 +45,11 @@ export class ChangeFeed {
   private stopListening: (() => Promise<void>) | undefined;
   private stopped = false;
   private relisten: ReturnType<typeof setTimeout> | undefined;
-  /** Payloads published in this turn, sent together at its end. */
+  /** Payloads published since the first not yet sent, sent together when the gathering ends. */
   private queued: string[] = [];
   private sending: Promise<void> | undefined;
+  /** Ends the gathering now (set while one runs). */
+  private endGathering: (() => void) | undefined;
 
   constructor(private readonly options: ChangeFeedOptions) {
     this.channel = `${options.schema}_changes`.slice(0, 63);
@@ -66,13 +72,20 @@ export class ChangeFeed {
   }
 
   /**
-   * Publishes a committed change to every Host (split when it names many ids), with the others of
-   * this turn of the event loop; settles once its notifications were sent or failed; never rejects.
+   * Publishes a committed change to every Host (split when it names many ids), with the others
+   * published within `gatherMs`; settles once its notifications were sent or failed; never rejects.
    */
   publish(change: FeedChange): Promise<void> {
     for (const ids of chunks(change.sessionId, change.ids)) this.queued.push(JSON.stringify({ sessionId: change.sessionId, ids }));
-    this.sending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    this.sending ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.options.gatherMs ?? DEFAULT_GATHER_MS);
+      this.endGathering = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).then(() => {
       this.sending = undefined;
+      this.endGathering = undefined;
       return this.send(this.queued.splice(0));
     });
     return this.sending;
@@ -103,8 +116,12 @@ export class ChangeFeed {
     }
   }
 
+  /** Sends what is gathered now and stops listening; the changes published before it are sent. */
   async stop(): Promise<void> {
     this.stopped = true;
+    const sending = this.sending;
+    this.endGathering?.();
+    await sending;
     if (this.relisten !== undefined) clearTimeout(this.relisten);
     const stop = this.stopListening;
     this.stopListening = undefined;

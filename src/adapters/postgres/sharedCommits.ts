@@ -1,10 +1,12 @@
 // One statement for the commits of many fenced storages of one process — a cluster Host's shards,
 // each a storage of its own. Without it every shard's commit is a statement of its own, so twenty
-// creates in flight over twenty shards cost twenty round trips. Here a commit that finds
-// `maxInFlight` statements already on their way waits, and the commits that queue meanwhile go out
-// together: one statement (commitStatement.ts) whose fence checks the lease of every shard any of
-// them touches, at the epoch each storage's fence names at the moment it is sent. It writes all of
-// them or none. When it writes none — a lease no longer held, a put of an id another Session holds,
+// creates in flight over twenty shards cost twenty round trips. Here the commits made in one turn
+// of the event loop go out together at its end, and those that find `maxInFlight` statements
+// already on their way wait and go out together with the next: one statement (commitStatement.ts)
+// whose fence checks the lease of every shard any of them touches, at the epoch each storage's
+// fence names at the moment it is sent. A statement's answer ends a turn too: the commits it lets
+// go and the ones its callers make on hearing it share the next statement, where sending the first
+// of them at once would split the callers into ever smaller statements. It writes all of them or none. When it writes none — a lease no longer held, a put of an id another Session holds,
 // any error the server answered with (so nothing of the statement was written) — each commit is
 // answered `alone`, and its storage sends it by itself as before, so the failure lands on the commit
 // it belongs to and the others are written. A statement whose outcome cannot be known (the
@@ -69,6 +71,8 @@ export class SharedCommits {
   private readonly maxCommits: number;
   private queue: Waiter[] = [];
   private inFlight = 0;
+  /** Whether a pump waits for the end of this turn. */
+  private pumping = false;
 
   constructor(private readonly options: SharedCommitsOptions) {
     this.pool = guardedPool(options.pool);
@@ -96,6 +100,15 @@ export class SharedCommits {
     if (commit.batch.tzdata !== undefined || !fitsOneStatement(commit.batch)) return Promise.resolve('alone');
     return new Promise<SharedOutcome>((resolve, reject) => {
       this.queue.push({ commit, resolve, reject });
+      this.pumpAtTurnEnd();
+    });
+  }
+
+  private pumpAtTurnEnd(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    setImmediate(() => {
+      this.pumping = false;
       this.pump();
     });
   }
@@ -106,7 +119,7 @@ export class SharedCommits {
       this.inFlight++;
       void this.send(group).finally(() => {
         this.inFlight--;
-        this.pump();
+        this.pumpAtTurnEnd();
       });
     }
   }
