@@ -172,7 +172,7 @@ export async function createClusterService(options: ClusterServiceOptions): Prom
   const metrics = metricsReporter(options.metrics, logger);
   // One source of task numbers for every shard held, so creates across shards share its blocks.
   const taskNumbers = new TaskNumberBlocks();
-  // One statement for the commits of the shards held made in one turn, or queued while others are on their way.
+  // One statement for the commits the shards held make in one turn or queue behind others on their way.
   const commits = sharedCommits({ pool, quotedSchema: quoteSchema(schema ?? DEFAULT_SCHEMA) });
   /** The storage of a shard's service, fenced at `epoch` while `term.current()` (a term begins once its lease is held). */
   const shardStorage = (shard: number, epoch: number, term: { current: () => boolean }): PostgresStorage =>

@@ -95,8 +95,8 @@ export interface PostgresStorageOptions {
   /**
    * With a fence: where one-statement commits go out together with those of the other fenced
    * storages of the process given the same instance (a cluster Host's shards), one statement for
-   * the commits of one turn or queued while others are on their way (sharedCommits.ts). Without it each
-   * commit is a statement of its own.
+   * the commits of one turn or queued while others are on their way (sharedCommits.ts). Without
+   * it each commit is a statement of its own.
    */
   readonly sharedCommits?: SharedCommits;
 }

@@ -6,10 +6,11 @@
 // whose fence checks the lease of every shard any of them touches, at the epoch each storage's
 // fence names at the moment it is sent. A statement's answer ends a turn too: the commits it lets
 // go and the ones its callers make on hearing it share the next statement, where sending the first
-// of them at once would split the callers into ever smaller statements. It writes all of them or none. When it writes none — a lease no longer held, a put of an id another Session holds,
-// any error the server answered with (so nothing of the statement was written) — each commit is
-// answered `alone`, and its storage sends it by itself as before, so the failure lands on the commit
-// it belongs to and the others are written. A statement whose outcome cannot be known (the
+// of them at once would split the callers into ever smaller statements. It writes all of them or
+// none. When it writes none — a lease no longer held, a put of an id another Session holds, any
+// error the server answered with (so nothing of the statement was written) — each commit is
+// answered `alone`, and its storage sends it by itself as before, so the failure lands on the
+// commit it belongs to and the others are written. A statement whose outcome cannot be known (the
 // connection was lost, the client gave up waiting) fails every commit in it, as it would fail one.
 
 import { ScheduleError } from '../../domain/errors.ts';
