@@ -28,21 +28,20 @@
 //   away by handing the shard straight on to a Host that must open it again. With hand-overs
 //   (`pace.prepare`), only a shard taken over is kept so: one released or handed to this Host is
 //   read by its next taker while this Host serves it.
-// - A Host above its share hands on the shards it does not serve yet (`pace.serving`: their
-//   services still wait to open) at once: nobody serves them meanwhile either way. Those it serves
-//   it hands on only while few shards wait for an owner: no lease has run out, and fewer than
-//   `pace.handoffBatch` (default 16) for each Host below its share are free — it tops that up, so
-//   a taker always finds a few to take as it gets room to open them, while the holder keeps
-//   serving the rest. Each Host above its share tops up only its part of that batch (the Hosts
-//   above their share may step on the same view, as another Host's arrival wakes them all). Of
-//   those it serves it hands on only shards whose next reminder (the tasks'
-//   `next_target`, by `pace.now`) is at least `pace.quietMs` off (default `leaseMs / 4`), the
-//   furthest off first: a shard handed on has no owner until the taker has opened it, and a
-//   reminder due meanwhile would wait for that. A busy shard so stays with its holder, which
-//   delivers its reminders, until it is quiet; only when no shard has been quiet enough for
-//   `pace.graceMs` do the quietest go anyway. While a Host is above or below its share its loop
-//   steps every `leaseMs / 24`, and a Host that wanted more than it could open steps again as soon
-//   as an open finishes (`nudge()`).
+// - A Host above its share hands on the shards it does not serve yet (`pace.serving`: their services
+//   still wait to open) at once: nobody serves them meanwhile either way. Those it serves it hands
+//   on only while few shards wait for an owner: no lease has run out, and fewer than
+//   `pace.handoffBatch` (default 16) for each Host below its share are free — it tops that up, so a
+//   taker always finds a few to take as it gets room to open them, while the holder keeps serving
+//   the rest. Each Host above its share tops up only its part of that batch (the Hosts above their
+//   share may step on the same view, as another Host's arrival wakes them all). Of those it serves
+//   it hands on only shards whose next reminder (the tasks' `next_target`, by `pace.now`) is at
+//   least `pace.quietMs` off (default `leaseMs / 4`), the furthest off first: a shard handed on has
+//   no owner until the taker has opened it, and a reminder due meanwhile would wait for that. A busy
+//   shard so stays with its holder, which delivers its reminders, until it is quiet; only when no
+//   shard has been quiet enough for `pace.graceMs` do the quietest go anyway. While a Host is above
+//   or below its share its loop steps every `leaseMs / 24`, and a Host that wanted more than it
+//   could open steps again as soon as an open finishes (`nudge()`).
 // - Given `pace.prepare`, a served shard is not released but handed over (docs/cluster.md): its
 //   owner offers it to the Host furthest below its share and serves it meanwhile; the taker reads
 //   it (`prepare`, counted against what it can open) and says it is ready; the owner then stops
@@ -578,9 +577,10 @@ export class ShardKeeper {
     let wanted = false;
     let picked: number[] = [];
     if (handed.length < count && view.expired === 0) {
-      const held = (host: string): number => view.heldBy.get(host) ?? 0;
-      const below = view.hosts.filter((host, rank) => held(host) < hostShare(rank, view.hosts.length)).length;
-      const above = view.hosts.filter((host, rank) => held(host) > hostShare(rank, view.hosts.length)).length;
+      // Each Host's shards held less its share: below it when negative, above it when positive.
+      const excess = view.hosts.map((host, rank) => (view.heldBy.get(host) ?? 0) - hostShare(rank, view.hosts.length));
+      const below = excess.filter((n) => n < 0).length;
+      const above = excess.filter((n) => n > 0).length;
       const waiting = this.handoffBatch * Math.max(1, below);
       // Offers this step hands over no longer wait for their taker: the next ones go out now.
       const offeredNow = [...view.offeredTo.values()].reduce((sum, n) => sum + n, 0) - handing;
